@@ -1,0 +1,40 @@
+/* GPU discovery through the CUDA runtime. */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.cuh"
+#include "czk/gpu.h"
+
+extern "C" bool czk_gpu_built(void) { return true; }
+
+extern "C" int czk_gpu_count(void)
+{
+    int n = 0;
+    /* No driver, no device, or a driver older than the runtime: all mean "no usable GPU". */
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
+extern "C" czk_status czk_gpu_get_info(int ordinal, czk_gpu_info *out, czk_err *err)
+{
+    int n = czk_gpu_count();
+    if (ordinal < 0 || ordinal >= n)
+        return czk_err_set(err, CZK_ENOGPU, "GPU %d: %d device(s) present", ordinal, n);
+    cudaDeviceProp prop;
+    CZK_CUDA_TRY(err, cudaGetDeviceProperties(&prop, ordinal));
+    memset(out, 0, sizeof *out);
+    out->ordinal = ordinal;
+    snprintf(out->name, sizeof out->name, "%s", prop.name);
+    out->sm_major = prop.major;
+    out->sm_minor = prop.minor;
+    out->sm_count = prop.multiProcessorCount;
+    out->total_mem = prop.totalGlobalMem;
+    CZK_CUDA_TRY(err, cudaSetDevice(ordinal));
+    size_t free_b = 0, total_b = 0;
+    CZK_CUDA_TRY(err, cudaMemGetInfo(&free_b, &total_b));
+    out->free_mem = free_b;
+    return CZK_OK;
+}

@@ -1,0 +1,11 @@
+/* GPU discovery for builds without the CUDA backend: there are no GPUs. */
+#include "czk/gpu.h"
+
+bool czk_gpu_built(void) { return false; }
+int czk_gpu_count(void) { return 0; }
+
+czk_status czk_gpu_get_info(int ordinal, czk_gpu_info *out, czk_err *err)
+{
+    (void)out;
+    return czk_err_set(err, CZK_ENOGPU, "GPU %d: this build has no CUDA backend", ordinal);
+}

@@ -1,0 +1,7 @@
+/* Subcommands of the czk tool, one file each (czk_<name>.c). */
+#ifndef CZK_CLI_H
+#define CZK_CLI_H
+
+int czk_cli_selfcheck(int argc, char **argv);
+
+#endif

@@ -1,0 +1,52 @@
+/* czk — the client and offline tool. Subcommands are dispatched from one table. */
+#include "czk/bls12_381.h"
+#include "czk/gpu.h"
+#include "czk/log.h"
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int cmd_version(int argc, char **argv);
+static int cmd_help(int argc, char **argv);
+
+static const struct czk_cli_cmd {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *help;
+} commands[] = {
+    {"selfcheck", czk_cli_selfcheck, "check the arithmetic against known answers and report the machine"},
+    {"version", cmd_version, "print the version and build configuration"},
+    {"help", cmd_help, "list the commands"},
+};
+
+static int cmd_version(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("czk %s (field back end: %s, CUDA backend: %s)\n", czk_version(), czk_ff_backend(),
+           czk_gpu_built() ? "built" : "not built");
+    return 0;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("usage: czk COMMAND [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        printf("  %-12s %s\n", commands[i].name, commands[i].help);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        cmd_help(0, NULL);
+        return argc < 2 ? 2 : 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0) return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "czk: unknown command '%s' (try 'czk help')\n", argv[1]);
+    return 2;
+}
