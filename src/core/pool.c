@@ -1,0 +1,162 @@
+#include "czk/alloc.h"
+#include "czk/pool.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+struct czk_pool {
+    unsigned nthreads; /* workers including the caller */
+    pthread_t *threads;
+    pthread_mutex_t lock;     /* guards the fields below */
+    pthread_cond_t wake;      /* a new run is posted, or shutdown */
+    pthread_cond_t done;      /* the last helper finished the current run */
+    pthread_mutex_t run_lock; /* serialises runs from different caller threads */
+    unsigned long generation; /* incremented per run */
+    bool shutdown;
+    unsigned active; /* helpers still inside the current run */
+    /* The current run. */
+    czk_pool_fn fn;
+    void *ctx;
+    size_t ntasks;
+    atomic_size_t next;
+};
+
+/* The pool whose worker the current thread is, for nested runs. */
+static _Thread_local czk_pool *current_pool;
+static _Thread_local unsigned current_worker;
+
+unsigned czk_cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1;
+}
+
+static void drain(czk_pool *pool, czk_pool_fn fn, void *ctx, size_t ntasks, unsigned worker)
+{
+    for (;;) {
+        size_t i = atomic_fetch_add_explicit(&pool->next, 1, memory_order_relaxed);
+        if (i >= ntasks) break;
+        fn(ctx, i, worker);
+    }
+}
+
+struct worker_arg {
+    czk_pool *pool;
+    unsigned index;
+};
+
+static void *worker_main(void *p)
+{
+    struct worker_arg *arg = p;
+    czk_pool *pool = arg->pool;
+    unsigned index = arg->index;
+    czk_free(arg);
+    current_pool = pool;
+    current_worker = index;
+    unsigned long seen = 0;
+    pthread_mutex_lock(&pool->lock);
+    for (;;) {
+        while (!pool->shutdown && pool->generation == seen) pthread_cond_wait(&pool->wake, &pool->lock);
+        if (pool->shutdown) break;
+        seen = pool->generation;
+        czk_pool_fn fn = pool->fn;
+        void *ctx = pool->ctx;
+        size_t ntasks = pool->ntasks;
+        pthread_mutex_unlock(&pool->lock);
+        drain(pool, fn, ctx, ntasks, index);
+        pthread_mutex_lock(&pool->lock);
+        if (--pool->active == 0) pthread_cond_signal(&pool->done);
+    }
+    pthread_mutex_unlock(&pool->lock);
+    return NULL;
+}
+
+czk_status czk_pool_create(czk_pool **out, unsigned nthreads, czk_err *err)
+{
+    if (nthreads == 0) nthreads = czk_cpu_count();
+    czk_pool *pool = czk_calloc(1, sizeof *pool);
+    if (pool == NULL) return czk_err_set(err, CZK_ENOMEM, "thread pool: out of memory");
+    pool->nthreads = nthreads;
+    pthread_mutex_init(&pool->lock, NULL);
+    pthread_mutex_init(&pool->run_lock, NULL);
+    pthread_cond_init(&pool->wake, NULL);
+    pthread_cond_init(&pool->done, NULL);
+    if (nthreads > 1) {
+        pool->threads = czk_calloc(nthreads - 1, sizeof *pool->threads);
+        if (pool->threads == NULL) {
+            czk_pool_destroy(pool);
+            return czk_err_set(err, CZK_ENOMEM, "thread pool: out of memory");
+        }
+    }
+    for (unsigned i = 1; i < nthreads; i++) {
+        struct worker_arg *arg = czk_malloc(sizeof *arg);
+        if (arg == NULL) {
+            pool->nthreads = i;
+            czk_pool_destroy(pool);
+            return czk_err_set(err, CZK_ENOMEM, "thread pool: out of memory");
+        }
+        arg->pool = pool;
+        arg->index = i;
+        if (pthread_create(&pool->threads[i - 1], NULL, worker_main, arg) != 0) {
+            czk_free(arg);
+            pool->nthreads = i;
+            czk_pool_destroy(pool);
+            return czk_err_set(err, CZK_ERESOURCE, "thread pool: cannot start thread %u", i);
+        }
+    }
+    *out = pool;
+    return CZK_OK;
+}
+
+void czk_pool_destroy(czk_pool *pool)
+{
+    if (pool == NULL) return;
+    pthread_mutex_lock(&pool->lock);
+    pool->shutdown = true;
+    pthread_cond_broadcast(&pool->wake);
+    pthread_mutex_unlock(&pool->lock);
+    for (unsigned i = 1; i < pool->nthreads; i++) pthread_join(pool->threads[i - 1], NULL);
+    czk_free(pool->threads);
+    pthread_mutex_destroy(&pool->lock);
+    pthread_mutex_destroy(&pool->run_lock);
+    pthread_cond_destroy(&pool->wake);
+    pthread_cond_destroy(&pool->done);
+    czk_free(pool);
+}
+
+unsigned czk_pool_size(const czk_pool *pool) { return pool ? pool->nthreads : 1; }
+
+void czk_pool_run(czk_pool *pool, size_t ntasks, czk_pool_fn fn, void *ctx)
+{
+    if (ntasks == 0) return;
+    if (pool == NULL || pool->nthreads == 1 || ntasks == 1 || current_pool == pool) {
+        /* Serial, or nested inside one of this pool's tasks: run inline. */
+        unsigned w = (current_pool == pool) ? current_worker : 0;
+        for (size_t i = 0; i < ntasks; i++) fn(ctx, i, w);
+        return;
+    }
+    pthread_mutex_lock(&pool->run_lock);
+    pthread_mutex_lock(&pool->lock);
+    pool->fn = fn;
+    pool->ctx = ctx;
+    pool->ntasks = ntasks;
+    atomic_store_explicit(&pool->next, 0, memory_order_relaxed);
+    pool->active = pool->nthreads - 1;
+    pool->generation++;
+    pthread_cond_broadcast(&pool->wake);
+    pthread_mutex_unlock(&pool->lock);
+
+    czk_pool *saved = current_pool;
+    unsigned saved_w = current_worker;
+    current_pool = pool;
+    current_worker = 0;
+    drain(pool, fn, ctx, ntasks, 0);
+    current_pool = saved;
+    current_worker = saved_w;
+
+    pthread_mutex_lock(&pool->lock);
+    while (pool->active != 0) pthread_cond_wait(&pool->done, &pool->lock);
+    pthread_mutex_unlock(&pool->lock);
+    pthread_mutex_unlock(&pool->run_lock);
+}
