@@ -100,14 +100,18 @@ function primeFieldCases(F, m, hex) {
         // sure they agree before handing them on.
         check((root !== null) === (leg !== -1), `sqrt/legendre disagree on ${a}`);
         if (root !== null) check(F.eql(F.sqr(root), a), `sqrt of ${a}`);
+        const e = randBig(16); // a 128-bit exponent: two limbs
         cases.push({
             a: hex(a),
             b: hex(b),
+            e: hexScalar(e),
             add: hex(F.add(a, b)),
+            dbl: hex(F.add(a, a)),
             sub: hex(F.sub(a, b)),
             mul: hex(F.mul(a, b)),
             sqr: hex(F.sqr(a)),
             neg: hex(F.neg(a)),
+            pow: hex(F.pow(a, e)),
             inv: F.is0(a) ? null : hex(F.inv(a)),
             sqrt: root === null ? null : hex(root),
             legendre: leg,
@@ -142,11 +146,17 @@ function fp2Cases() {
         const norm = Fp.add(Fp.sqr(a.c0), Fp.sqr(a.c1));
         check((root !== null) === (FpLegendre(Fp, norm) !== -1), `Fp2 sqrt/norm disagree`);
         if (root !== null) check(Fp2.eql(Fp2.sqr(root), a), 'Fp2 sqrt');
+        const e = randBig(16);
         cases.push({
             a: hexFp2(a),
             b: hexFp2(b),
+            e: hexScalar(e),
+            add: hexFp2(Fp2.add(a, b)),
+            sub: hexFp2(Fp2.sub(a, b)),
             mul: hexFp2(Fp2.mul(a, b)),
             sqr: hexFp2(Fp2.sqr(a)),
+            neg: hexFp2(Fp2.neg(a)),
+            pow: hexFp2(Fp2.pow(a, e)),
             inv: Fp2.is0(a) ? null : hexFp2(Fp2.inv(a)),
             is_square: root !== null,
             sqrt: root === null ? null : hexFp2(root),
@@ -281,9 +291,12 @@ function rejectCases(G, isG2) {
     const vu = valid.toBytes(false);
     const vc = valid.toBytes(true);
     const sort = vc[0] & 0x20;
+    check(cmpSortBit(vy, isG2) === (sort !== 0), 'sort bit rule agrees with noble');
     const cases = [];
     const add = (what, form, bytes, czk, extra = {}) =>
-        cases.push({ what, form, bytes: hexBytes(bytes), czk, noble: nobleVerdict(G, bytes), ...extra });
+        cases.push({
+            what, form, bytes: hexBytes(bytes), czk, noble: nobleVerdict(G, bytes), ...extra,
+        });
 
     // Coordinates at or above p. In G2 each half is tried, since a decoder may check only
     // one of them.
@@ -300,8 +313,8 @@ function rejectCases(G, isG2) {
         add('compressed x = p', 'compressed', setFlags(beFp(P), 0x80), 'ENONCANONICAL');
         add('compressed x = 2^381 - 1', 'compressed', setFlags(beFp((1n << 381n) - 1n), 0x80),
             'ENONCANONICAL');
-        add('compressed x + p (unreduced valid x)', 'compressed', setFlags(beFp(vx + P), 0x80 | sort),
-            'ENONCANONICAL');
+        add('compressed x + p (unreduced valid x)', 'compressed',
+            setFlags(beFp(vx + P), 0x80 | sort), 'ENONCANONICAL');
         add('uncompressed x + p (unreduced valid x)', 'uncompressed',
             Buffer.concat([beFp(vx + P), beFp(vy)]), 'ENONCANONICAL');
         add('uncompressed y + p (unreduced valid y)', 'uncompressed',
