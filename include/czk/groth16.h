@@ -175,6 +175,8 @@ CZK_API czk_status czk_groth16_vk_read_file(czk_groth16_vk *out, const char *pat
  * Read a bellperson .params file (mmap, every section validated: lengths, coordinates < p,
  * on-curve; subgroup checks when `check_subgroup`, as bellperson's checked read). n_inputs,
  * n_aux and log_m are derived from the section lengths where possible (n_aux = len(l)).
+ * As bellperson, the identity is rejected in every section; the VK is always subgroup-
+ * checked; bytes after b_g2 are an error. `pool` (may be NULL) decodes in parallel.
  */
 CZK_API czk_status czk_groth16_params_read_file(czk_groth16_params *out, const char *path,
                                                 bool check_subgroup, czk_pool *pool,
@@ -196,12 +198,23 @@ CZK_API czk_status czk_wtns_write_file(const czk_fr *w, size_t n, const char *pa
 
 /**
  * Read a Groth16 .zkey: the proving key (conv CZK_H_SNARKJS) and the A/B coefficient
- * matrices of its section 4 (rows include the extra input rows; has_c = false).
+ * matrices of its section 4 (rows include the extra input rows; has_c = false). `ab` may
+ * be NULL when only the key is wanted. Every point is checked on the curve; the key
+ * elements and IC also in the subgroup. Same as czk_zkey_read_file_ex(..., false, NULL, ...).
  */
 CZK_API czk_status czk_zkey_read_file(czk_groth16_params *pk, czk_r1cs *ab, const char *path,
                                       czk_err *err);
+/** As czk_zkey_read_file; `check_subgroup` also checks every base (slow), `pool` (may be
+ *  NULL) decodes the points in parallel. */
+CZK_API czk_status czk_zkey_read_file_ex(czk_groth16_params *pk, czk_r1cs *ab, const char *path,
+                                         bool check_subgroup, czk_pool *pool, czk_err *err);
 
-/** snarkjs JSON: proof.json, public.json, verification_key.json (read and write). */
+/**
+ * snarkjs JSON: proof.json, public.json, verification_key.json (read and write). Readers
+ * check numbers decimal and below p / r, and points on the curve and in the subgroup
+ * (infinity allowed, as snarkjs allows it). verification_key.json has no β₁ and δ₁: the
+ * vk reader leaves them at infinity; the writer omits vk_alphabeta_12 (unused by verify).
+ */
 CZK_API czk_status czk_snarkjs_proof_write_json(const czk_groth16_proof *p, const char *path,
                                                 czk_err *err);
 CZK_API czk_status czk_snarkjs_proof_read_json(czk_groth16_proof *out, const char *path,
