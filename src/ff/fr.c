@@ -3,6 +3,7 @@
 #include "czk/bls12_381.h"
 #include "consts.h"
 #include "ff_internal.h"
+#include "inverse.h"
 #include "mont.h"
 
 #include <errno.h>
@@ -71,7 +72,18 @@ void czk_fr_pow(czk_fr *out, const czk_fr *a, const uint64_t *e, size_t nlimbs)
     *out = acc;
 }
 
-void czk_fr_inv(czk_fr *out, const czk_fr *a) { czk_fr_pow(out, a, PM2, N); }
+void czk_fr_inv(czk_fr *out, const czk_fr *a)
+{
+    /* As czk_fp_inv: safegcd gives (a·R)^-1, the product with R^3 restores the Montgomery
+     * factor, and Fermat, a^(r-2), is the fallback (1.1 us against 7.9 us). Zero maps to
+     * zero. */
+    static const czk_fr r3 = {CZK__FR_R3};
+    czk_fr t;
+    if (czk__fr_inv_safegcd(t.l, a->l))
+        czk_fr_mul(out, &t, &r3);
+    else
+        czk_fr_pow(out, a, PM2, N);
+}
 
 void czk_frs_inv(czk_fr *v, size_t n, czk_fr *scratch)
 {
