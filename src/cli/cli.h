@@ -3,5 +3,9 @@
 #define CZK_CLI_H
 
 int czk_cli_selfcheck(int argc, char **argv);
+int czk_cli_prove(int argc, char **argv);
+int czk_cli_verify(int argc, char **argv);
+int czk_cli_setup(int argc, char **argv);
+int czk_cli_r1cs_info(int argc, char **argv);
 
 #endif

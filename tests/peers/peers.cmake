@@ -21,3 +21,10 @@ add_test(NAME noble_cross_check
                  -DVECTORS=${CMAKE_BINARY_DIR}/noble_vectors.json
                  -P ${CMAKE_CURRENT_LIST_DIR}/run_noble_check.cmake)
 set_tests_properties(noble_cross_check PROPERTIES LABELS unit TIMEOUT 180)
+
+# snarkjs_interop: circom2 compiles the test circuits, snarkjs runs the ceremony, setup and
+# witness; czk's proofs must pass snarkjs's verifier and the other way round.
+add_test(NAME snarkjs_interop
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/snarkjs_interop.sh $<TARGET_FILE:czk>
+                 ${CMAKE_BINARY_DIR}/snarkjs_interop)
+set_tests_properties(snarkjs_interop PROPERTIES LABELS unit TIMEOUT 900)

@@ -1,0 +1,285 @@
+/*
+ * Groth16 prover: the H polynomial by NTTs, the five MSMs, and the assembly with r, s.
+ * The arithmetic is bellperson's (specs/filecoin.md §4) or snarkjs's (specs/snarkjs.md
+ * §4.4) depending on the parameters' convention; the MSMs and the assembly are shared.
+ */
+#include "czk/alloc.h"
+#include "czk/groth16.h"
+#include "czk/ntt.h"
+
+#include <string.h>
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Elementwise work split over the pool in chunks. */
+#define CHUNK 4096
+
+struct abc_ctx {
+    czk_fr *a, *b, *c;
+    size_t n;
+    czk_fr scale; /* bellperson: 1/(g^m − 1); snarkjs: unused (one) */
+    bool scaled;
+};
+
+static void abc_task(void *p, size_t t, unsigned w)
+{
+    struct abc_ctx *x = p;
+    size_t lo = t * CHUNK, hi = lo + CHUNK < x->n ? lo + CHUNK : x->n;
+    for (size_t i = lo; i < hi; i++) {
+        czk_fr_mul(&x->a[i], &x->a[i], &x->b[i]);
+        czk_fr_sub(&x->a[i], &x->a[i], &x->c[i]);
+        if (x->scaled) czk_fr_mul(&x->a[i], &x->a[i], &x->scale);
+    }
+}
+
+struct conv_ctx {
+    czk_fr *v;
+    size_t n;
+};
+
+/* Montgomery to canonical in place: czk_fr and czk_scalar are both four 64-bit limbs. */
+static void to_scalar_task(void *p, size_t t, unsigned w)
+{
+    struct conv_ctx *x = p;
+    size_t lo = t * CHUNK, hi = lo + CHUNK < x->n ? lo + CHUNK : x->n;
+    for (size_t i = lo; i < hi; i++) {
+        uint64_t l[4];
+        czk_fr_to_u64s(l, &x->v[i]);
+        memcpy(x->v[i].l, l, sizeof l);
+    }
+}
+
+static size_t nchunks(size_t n) { return (n + CHUNK - 1) / CHUNK; }
+
+/*
+ * Transform a, b, c (row evaluations, zero-padded to m) into the H scalars in a[0..h_len):
+ * canonical limbs, ready for the MSM against pk->h.
+ */
+static czk_status compute_h(const czk_groth16_params *pk, const czk_groth16_assignment *asg,
+                            size_t *h_len, czk_pool *pool, czk_err *err)
+{
+    const size_t m = (size_t)1 << pk->log_m;
+    size_t rows = asg->n_rows;
+    if (pk->conv == CZK_H_BELLPERSON) {
+        if (rows + pk->n_inputs > m)
+            return czk_err_set(err, CZK_EINVAL,
+                               "assignment: %zu rows + %u input rows exceed the domain 2^%u",
+                               rows, pk->n_inputs, pk->log_m);
+        /* bellperson appends enforce(x_i · 0 = 0) for every input, ONE included. */
+        for (uint32_t i = 0; i < pk->n_inputs; i++) {
+            asg->a[rows + i] = asg->inputs[i];
+            asg->b[rows + i] = CZK_FR_ZERO;
+            asg->c[rows + i] = CZK_FR_ZERO;
+        }
+        rows += pk->n_inputs;
+    } else if (rows > m) {
+        return czk_err_set(err, CZK_EINVAL, "assignment: %zu rows exceed the domain 2^%u", rows,
+                           pk->log_m);
+    }
+    for (size_t i = rows; i < m; i++) {
+        asg->a[i] = CZK_FR_ZERO;
+        asg->b[i] = CZK_FR_ZERO;
+        asg->c[i] = CZK_FR_ZERO;
+    }
+
+    czk_ntt_domain *d = NULL;
+    czk_roots family = pk->conv == CZK_H_BELLPERSON ? CZK_ROOTS_BELLPERSON : CZK_ROOTS_SNARKJS;
+    czk_status st = czk_ntt_domain_create(&d, pk->log_m, family, err);
+    if (st != CZK_OK) return st;
+
+    czk_fr g;
+    struct abc_ctx x = {asg->a, asg->b, asg->c, m, CZK_FR_ONE, false};
+    if (pk->conv == CZK_H_BELLPERSON) {
+        /* Evaluations on H → coefficients → evaluations on the coset 7·H, where
+         * Z(7·ω^j) = 7^m − 1 for every j. */
+        czk_fr_from_u64(&g, 7);
+        czk_fr gm = g;
+        for (unsigned i = 0; i < pk->log_m; i++) czk_fr_sqr(&gm, &gm);
+        czk_fr_sub(&gm, &gm, &CZK_FR_ONE);
+        czk_fr_inv(&x.scale, &gm);
+        x.scaled = true;
+    } else {
+        /* snarkjs: the coset of the odd 2n-th roots, g = ω_2n; Z = −2 there, folded into
+         * the zkey's H points, so no division and no inverse transform. */
+        czk_fr_root_of_unity(&g, pk->log_m + 1, CZK_ROOTS_SNARKJS);
+    }
+    czk_fr *vs[3] = {asg->a, asg->b, asg->c};
+    for (int k = 0; k < 3; k++) {
+        czk_ntt_inverse(d, vs[k], pool);
+        czk_ntt_coset_forward(d, vs[k], &g, pool);
+    }
+    czk_pool_run(pool, nchunks(m), abc_task, &x);
+    if (pk->conv == CZK_H_BELLPERSON) {
+        czk_ntt_coset_inverse(d, asg->a, &g, pool);
+        *h_len = m - 1; /* the top coefficient is zero for a satisfied assignment */
+    } else {
+        *h_len = m;
+    }
+    czk_ntt_domain_destroy(d);
+    struct conv_ctx cc = {asg->a, *h_len};
+    czk_pool_run(pool, nchunks(*h_len), to_scalar_task, &cc);
+    return CZK_OK;
+}
+
+static czk_status check_shapes(const czk_groth16_params *pk, const czk_groth16_assignment *asg,
+                               czk_err *err)
+{
+    if (pk == NULL || asg == NULL || asg->a == NULL || asg->b == NULL || asg->c == NULL ||
+        asg->inputs == NULL || (asg->aux == NULL && pk->n_aux > 0))
+        return czk_err_set(err, CZK_EINVAL, "prove: missing key or assignment buffers");
+    if (pk->log_m == 0 || pk->log_m > 31)
+        return czk_err_set(err, CZK_EINVAL, "parameters: log_m %u out of range", pk->log_m);
+    size_t m = (size_t)1 << pk->log_m;
+    size_t want_h = pk->conv == CZK_H_BELLPERSON ? m - 1 : m;
+    if (pk->h_len != want_h)
+        return czk_err_set(err, CZK_EINVAL, "parameters: %zu H points, expected %zu", pk->h_len,
+                           want_h);
+    if (pk->l_len != pk->n_aux)
+        return czk_err_set(err, CZK_EINVAL, "parameters: %zu L points for %u aux variables",
+                           pk->l_len, pk->n_aux);
+    size_t n_vars = (size_t)pk->n_inputs + pk->n_aux;
+    size_t a_need = pk->n_inputs + (asg->a_aux_density
+                                        ? czk_density_count(asg->a_aux_density, pk->n_aux)
+                                        : pk->n_aux);
+    size_t b_need = (asg->b_input_density ? czk_density_count(asg->b_input_density, pk->n_inputs)
+                                          : pk->n_inputs) +
+                    (asg->b_aux_density ? czk_density_count(asg->b_aux_density, pk->n_aux)
+                                        : pk->n_aux);
+    if (pk->a_len != a_need)
+        return czk_err_set(err, CZK_EINVAL,
+                           "parameters: %zu A points, the assignment's density needs %zu",
+                           pk->a_len, a_need);
+    if (pk->b_g1_len != b_need || pk->b_g2_len != b_need)
+        return czk_err_set(err, CZK_EINVAL,
+                           "parameters: %zu/%zu B points, the assignment's density needs %zu",
+                           pk->b_g1_len, pk->b_g2_len, b_need);
+    if (pk->vk.ic_len != pk->n_inputs)
+        return czk_err_set(err, CZK_EINVAL, "parameters: %zu IC points for %u inputs",
+                           pk->vk.ic_len, pk->n_inputs);
+    (void)n_vars;
+    return CZK_OK;
+}
+
+czk_status czk_groth16_compute_h(czk_scalar *h_out, size_t *h_len, const czk_groth16_params *pk,
+                                 const czk_groth16_assignment *asg, czk_pool *pool, czk_err *err)
+{
+    czk_status st = check_shapes(pk, asg, err);
+    if (st != CZK_OK) return st;
+    st = compute_h(pk, asg, h_len, pool, err);
+    if (st != CZK_OK) return st;
+    memcpy(h_out, asg->a, *h_len * sizeof *h_out);
+    return CZK_OK;
+}
+
+czk_status czk_groth16_prove(czk_groth16_proof *out, const czk_groth16_params *pk,
+                             const czk_groth16_assignment *asg, const czk_fr *r_in,
+                             const czk_fr *s_in, czk_pool *pool, czk_groth16_timings *timings,
+                             czk_err *err)
+{
+    czk_status st = check_shapes(pk, asg, err);
+    if (st != CZK_OK) return st;
+    czk_groth16_timings tm = {0};
+    double t0 = now_s();
+
+    czk_fr r, s;
+    if (r_in != NULL) {
+        r = *r_in;
+    } else if ((st = czk_fr_random(&r)) != CZK_OK) {
+        return czk_err_set(err, st, "prove: no randomness from the OS");
+    }
+    if (s_in != NULL) {
+        s = *s_in;
+    } else if ((st = czk_fr_random(&s)) != CZK_OK) {
+        return czk_err_set(err, st, "prove: no randomness from the OS");
+    }
+
+    size_t h_len = 0;
+    st = compute_h(pk, asg, &h_len, pool, err);
+    if (st != CZK_OK) return st;
+    double t1 = now_s();
+    tm.ntt = t1 - t0;
+
+    /* Witness scalars, canonical: inputs then aux (one buffer, so A and B can address
+     * inputs and aux as the two halves). */
+    const size_t ni = pk->n_inputs, na = pk->n_aux;
+    czk_scalar *z = czk_malloc((ni + na) * sizeof *z);
+    if (z == NULL) return czk_err_set(err, CZK_ENOMEM, "prove: witness scalars");
+    czk_frs_to_scalars(z, asg->inputs, ni, pool);
+    if (na > 0) czk_frs_to_scalars(z + ni, asg->aux, na, pool);
+
+    czk_g1_jac h, l, a_in, a_aux, b1_in, b1_aux;
+    czk_g2_jac b2_in, b2_aux;
+    czk_g1s_msm(&h, pk->h, (const czk_scalar *)asg->a, h_len, NULL, NULL, pool);
+    double t2 = now_s();
+    tm.msm_h = t2 - t1;
+    czk_g1s_msm(&l, pk->l, z + ni, na, NULL, NULL, pool);
+    double t3 = now_s();
+    tm.msm_l = t3 - t2;
+    czk_g1s_msm(&a_in, pk->a, z, ni, NULL, NULL, pool);
+    czk_g1s_msm(&a_aux, pk->a + ni, z + ni, na, asg->a_aux_density, NULL, pool);
+    double t4 = now_s();
+    tm.msm_a = t4 - t3;
+    size_t b_in_count =
+        asg->b_input_density ? czk_density_count(asg->b_input_density, ni) : ni;
+    czk_g1s_msm(&b1_in, pk->b_g1, z, ni, asg->b_input_density, NULL, pool);
+    czk_g1s_msm(&b1_aux, pk->b_g1 + b_in_count, z + ni, na, asg->b_aux_density, NULL, pool);
+    double t5 = now_s();
+    tm.msm_b_g1 = t5 - t4;
+    czk_g2s_msm(&b2_in, pk->b_g2, z, ni, asg->b_input_density, NULL, pool);
+    czk_g2s_msm(&b2_aux, pk->b_g2 + b_in_count, z + ni, na, asg->b_aux_density, NULL, pool);
+    double t6 = now_s();
+    tm.msm_b_g2 = t6 - t5;
+    czk_free(z);
+
+    /*
+     * A = α + Σ a_i·A_i + r·δ
+     * B = β + Σ b_i·B_i + s·δ                              (G2)
+     * C = s·(Σ a_i·A_i) + r·(Σ b_i·B1_i) + r·s·δ + s·α + r·β + H + L
+     */
+    czk_g1_jac acc_a, acc_b1, t, c;
+    czk_g1_jac_add(&acc_a, &a_in, &a_aux);
+    czk_g1_jac_add(&acc_b1, &b1_in, &b1_aux);
+
+    czk_g1_jac pa, alpha, beta1, delta1;
+    czk_g1_jac_from_affine(&alpha, &pk->vk.alpha_g1);
+    czk_g1_jac_from_affine(&beta1, &pk->vk.beta_g1);
+    czk_g1_jac_from_affine(&delta1, &pk->vk.delta_g1);
+    czk_g1_jac_mul_fr(&t, &delta1, &r);
+    czk_g1_jac_add(&pa, &alpha, &acc_a);
+    czk_g1_jac_add(&pa, &pa, &t);
+
+    czk_g2_jac pb, beta2, delta2, t2j;
+    czk_g2_jac_from_affine(&beta2, &pk->vk.beta_g2);
+    czk_g2_jac_from_affine(&delta2, &pk->vk.delta_g2);
+    czk_g2_jac_add(&pb, &b2_in, &b2_aux);
+    czk_g2_jac_add(&pb, &pb, &beta2);
+    czk_g2_jac_mul_fr(&t2j, &delta2, &s);
+    czk_g2_jac_add(&pb, &pb, &t2j);
+
+    czk_fr rs;
+    czk_fr_mul(&rs, &r, &s);
+    czk_g1_jac_mul_fr(&c, &acc_a, &s);
+    czk_g1_jac_mul_fr(&t, &acc_b1, &r);
+    czk_g1_jac_add(&c, &c, &t);
+    czk_g1_jac_mul_fr(&t, &delta1, &rs);
+    czk_g1_jac_add(&c, &c, &t);
+    czk_g1_jac_mul_fr(&t, &alpha, &s);
+    czk_g1_jac_add(&c, &c, &t);
+    czk_g1_jac_mul_fr(&t, &beta1, &r);
+    czk_g1_jac_add(&c, &c, &t);
+    czk_g1_jac_add(&c, &c, &h);
+    czk_g1_jac_add(&c, &c, &l);
+
+    czk_g1_jac_to_affine(&out->a, &pa);
+    czk_g2_jac_to_affine(&out->b, &pb);
+    czk_g1_jac_to_affine(&out->c, &c);
+    tm.assemble = now_s() - t6;
+    if (timings != NULL) *timings = tm;
+    return CZK_OK;
+}
