@@ -7,5 +7,16 @@ bash "$here/scripts/deps.sh"
 bash "$here/scripts/build.sh"
 build="${CZK_BUILD_DIR:-$here/build}"
 jobs=$(nproc 2>/dev/null || echo 2)
+
+# The parsers of untrusted input (and the code they call) also run under ASan + UBSan:
+# a second, CPU-only build of just those tests. It runs first so that the run ends with
+# the summary line of the whole suite.
+asan="${build}-asan"
+cmake -S "$here" -B "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZK_SANITIZE=address \
+      -DCZK_CUDA=OFF -DCZK_BENCH=OFF >/dev/null
+cmake --build "$asan" -j "$jobs" --target test_formats test_curve test_cs >/dev/null
+(cd "$asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+   ctest --output-on-failure -R '^(test_formats|test_curve|test_cs)$')
+
 cd "$build"
 ctest --output-on-failure -LE slow -j "$jobs" "$@"
