@@ -7,5 +7,7 @@ int czk_cli_prove(int argc, char **argv);
 int czk_cli_verify(int argc, char **argv);
 int czk_cli_setup(int argc, char **argv);
 int czk_cli_r1cs_info(int argc, char **argv);
+int czk_cli_gen_circuit(int argc, char **argv);
+int czk_cli_parent_cache(int argc, char **argv);
 
 #endif

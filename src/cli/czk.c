@@ -18,8 +18,10 @@ static const struct czk_cli_cmd {
     {"selfcheck", czk_cli_selfcheck, "check the arithmetic against known answers and report the machine"},
     {"prove", czk_cli_prove, "prove a circom circuit (zkey + wtns) or an R1CS with .params"},
     {"verify", czk_cli_verify, "verify a proof (snarkjs JSON or bellperson binary)"},
-    {"setup", czk_cli_setup, "generate INSECURE test parameters for an .r1cs (bellperson layout)"},
+    {"setup", czk_cli_setup, "generate INSECURE test parameters for an .r1cs (bellperson .params or snarkjs .zkey)"},
     {"r1cs-info", czk_cli_r1cs_info, "print the sizes of an .r1cs or .zkey"},
+    {"gen-circuit", czk_cli_gen_circuit, "write a large test circuit (.r1cs + .wtns) without circom"},
+    {"parent-cache", czk_cli_parent_cache, "generate or verify a Filecoin SDR parent-cache file"},
     {"version", cmd_version, "print the version and build configuration"},
     {"help", cmd_help, "list the commands"},
 };
