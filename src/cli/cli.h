@@ -9,5 +9,6 @@ int czk_cli_setup(int argc, char **argv);
 int czk_cli_r1cs_info(int argc, char **argv);
 int czk_cli_gen_circuit(int argc, char **argv);
 int czk_cli_parent_cache(int argc, char **argv);
+int czk_cli_comm_d(int argc, char **argv);
 
 #endif

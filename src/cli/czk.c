@@ -22,6 +22,7 @@ static const struct czk_cli_cmd {
     {"r1cs-info", czk_cli_r1cs_info, "print the sizes of an .r1cs or .zkey"},
     {"gen-circuit", czk_cli_gen_circuit, "write a large test circuit (.r1cs + .wtns) without circom"},
     {"parent-cache", czk_cli_parent_cache, "generate or verify a Filecoin SDR parent-cache file"},
+    {"comm-d", czk_cli_comm_d, "print the comm_d (unsealed CID) of an all-zero sector"},
     {"version", cmd_version, "print the version and build configuration"},
     {"help", cmd_help, "list the commands"},
 };
