@@ -5,6 +5,9 @@
 #define CZK_GPU_H
 
 #include "czk/common.h"
+#include "czk/groth16.h"
+#include "czk/ntt.h"
+#include "czk/msm.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,6 +28,161 @@ CZK_API bool czk_gpu_built(void);
 CZK_API int czk_gpu_count(void);
 /** Properties of device `ordinal`. */
 CZK_API czk_status czk_gpu_get_info(int ordinal, czk_gpu_info *out, czk_err *err);
+
+/* ------------------------------------------------------------------------------------ */
+/* Multi-scalar multiplication on the GPU (cuda/msm.cu)                                 */
+/* ------------------------------------------------------------------------------------ */
+
+/*
+ * out = sum_i s_i · P_i with the semantics of czk_g1s_msm / czk_g2s_msm (include/czk/msm.h):
+ * canonical scalars, optional density bitmap (scalars cover all n variables, bases only the
+ * set bits), infinity bases allowed. Scalars are taken modulo r, so the bases must lie in
+ * the prime-order subgroup (every SRS point does). Scalars equal to 0 are skipped, those
+ * equal to 1 are summed by one batch addition, and only the rest go through Pippenger
+ * (signed windows, radix-sorted buckets, XYZZ bucket sums).
+ *
+ * Two ways in: the plain calls take host arrays and upload bases and scalars per call; the
+ * resident calls take bases uploaded once (czk_gpu_bases, e.g. an SRS section kept on the
+ * device for many proofs) and scalars already on the device (czk_gpu_scalars). Scratch
+ * memory comes from a per-device pool that keeps its peak size between calls (no cudaMalloc
+ * on the hot path); czk_gpu_msm_trim() hands it back. Every failure, a failed allocation
+ * included, is a status: CZK_ENOGPU without a usable GPU, CZK_ERESOURCE when device memory
+ * runs out, CZK_ECUDA for other CUDA errors, CZK_EINVAL for bad arguments.
+ */
+typedef struct czk_gpu_bases czk_gpu_bases;
+typedef struct czk_gpu_scalars czk_gpu_scalars;
+
+/** What one MSM did; optional output of the resident calls. */
+typedef struct czk_gpu_msm_stats {
+    size_t n_zero;      /**< scalars with a set density bit that are 0 mod r (skipped) */
+    size_t n_one;       /**< scalars equal to 1 mod r (batch-added) */
+    size_t n_sig;       /**< the rest, through Pippenger */
+    unsigned window_bits;
+    unsigned windows;
+    double device_ms;   /**< CUDA-event time from the first kernel to the last copy back */
+} czk_gpu_msm_stats;
+
+/** Upload n affine bases to GPU `gpu`; the handle keeps them until destroyed. */
+CZK_API czk_status czk_gpu_g1_bases_upload(int gpu, const czk_g1_affine *bases, size_t n,
+                                           czk_gpu_bases **out, czk_err *err);
+CZK_API czk_status czk_gpu_g2_bases_upload(int gpu, const czk_g2_affine *bases, size_t n,
+                                           czk_gpu_bases **out, czk_err *err);
+/**
+ * Make n distinct pseudo-random bases of G1 (group 1) or G2 (group 2) on the GPU, for
+ * benchmarks and tests at sizes where generating points on the CPU is too slow:
+ * P = H + t·D2 + j·D1 for random subgroup points H, D1, D2 derived from `seed`.
+ */
+CZK_API czk_status czk_gpu_bases_synthesize(int gpu, int group, size_t n, uint64_t seed,
+                                            czk_gpu_bases **out, czk_err *err);
+/** Copy bases [first, first + count) back to the host (czk_g1_affine or czk_g2_affine). */
+CZK_API czk_status czk_gpu_bases_download(const czk_gpu_bases *b, size_t first, size_t count,
+                                          void *out, czk_err *err);
+CZK_API size_t czk_gpu_bases_count(const czk_gpu_bases *b);
+CZK_API void czk_gpu_bases_destroy(czk_gpu_bases *b);
+
+/** Upload n canonical scalars to GPU `gpu`. */
+CZK_API czk_status czk_gpu_scalars_upload(int gpu, const czk_scalar *s, size_t n,
+                                          czk_gpu_scalars **out, czk_err *err);
+CZK_API void czk_gpu_scalars_destroy(czk_gpu_scalars *s);
+
+/** MSM over resident bases and scalars (same GPU); n ≤ scalar count, and the bases must
+ *  cover n (or the density's set bits). `stats` may be NULL. */
+CZK_API czk_status czk_gpu_g1s_msm_resident(czk_g1_jac *out, const czk_gpu_bases *bases,
+                                            const czk_gpu_scalars *scalars, size_t n,
+                                            const uint64_t *density, czk_gpu_msm_stats *stats,
+                                            czk_err *err);
+CZK_API czk_status czk_gpu_g2s_msm_resident(czk_g2_jac *out, const czk_gpu_bases *bases,
+                                            const czk_gpu_scalars *scalars, size_t n,
+                                            const uint64_t *density, czk_gpu_msm_stats *stats,
+                                            czk_err *err);
+/** MSM from host arrays (bases and scalars uploaded for this call). */
+CZK_API czk_status czk_gpu_g1s_msm(int gpu, czk_g1_jac *out, const czk_g1_affine *bases,
+                                   const czk_scalar *scalars, size_t n,
+                                   const uint64_t *density, czk_err *err);
+CZK_API czk_status czk_gpu_g2s_msm(int gpu, czk_g2_jac *out, const czk_g2_affine *bases,
+                                   const czk_scalar *scalars, size_t n,
+                                   const uint64_t *density, czk_err *err);
+/** Release the MSM scratch pool of GPU `gpu` (kept between calls otherwise). */
+CZK_API void czk_gpu_msm_trim(int gpu);
+
+/* ------------------------------------------------------------------------------------ */
+/* NTT over Fr and the Groth16 H step (cuda/ntt.cu)                                     */
+/* ------------------------------------------------------------------------------------ */
+
+/** The four transforms of include/czk/ntt.h, with the same meaning and the same roots. */
+typedef enum czk_gpu_ntt_kind {
+    CZK_GPU_NTT_FORWARD = 0,       /* v[j] <- sum_i v[i]·omega^(ij) */
+    CZK_GPU_NTT_INVERSE = 1,       /* its inverse, including 1/n */
+    CZK_GPU_NTT_COSET_FORWARD = 2, /* coefficients to evaluations on the coset g·H */
+    CZK_GPU_NTT_COSET_INVERSE = 3  /* evaluations on g·H to coefficients */
+} czk_gpu_ntt_kind;
+
+/**
+ * Element order of input and output. NN costs one more pass over memory than the others
+ * (an in-place bit-reversal permutation). NR followed by RN (e.g. an inverse transform
+ * NR, then a coset forward RN) needs no permutation at all.
+ */
+typedef enum czk_gpu_ntt_order {
+    CZK_GPU_NTT_NN = 0, /* natural in, natural out */
+    CZK_GPU_NTT_NR = 1, /* natural in, bit-reversed out */
+    CZK_GPU_NTT_RN = 2  /* bit-reversed in, natural out */
+} czk_gpu_ntt_order;
+
+/* Domain sizes the GPU transforms accept. */
+#define CZK_GPU_NTT_MIN_LOG 3
+#define CZK_GPU_NTT_MAX_LOG 28
+
+/**
+ * Transform v (2^log_n elements in host memory, Montgomery form, natural order) in place on
+ * GPU `gpu`: copy in, transform, copy out; returns when done. `shift` is the coset
+ * generator g for the coset kinds (nonzero) and ignored otherwise. The result is
+ * bit-identical to the CPU's czk_ntt_* of the same family. Host memory should be
+ * page-locked for full copy speed; pageable memory works.
+ */
+CZK_API czk_status czk_gpu_ntt(int gpu, czk_fr *v, unsigned log_n, czk_roots roots,
+                               czk_gpu_ntt_kind kind, const czk_fr *shift, czk_err *err);
+
+/**
+ * The same on a vector already in device memory (`v_dev`, a device pointer of GPU `gpu`),
+ * in the given order, enqueued on `stream` (a cudaStream_t; NULL for the default stream).
+ * The call returns once the work is enqueued, except the first time a (log_n, roots)
+ * pair is used on a GPU, when its twiddle tables are built and uploaded synchronously;
+ * tables stay cached until czk_gpu_ntt_release().
+ */
+CZK_API czk_status czk_gpu_ntt_dev(int gpu, czk_fr *v_dev, unsigned log_n, czk_roots roots,
+                                   czk_gpu_ntt_kind kind, const czk_fr *shift,
+                                   czk_gpu_ntt_order order, void *stream, czk_err *err);
+
+/**
+ * The Groth16 H step, as czk_groth16_compute_h does it on the CPU, for vectors a, b, c of
+ * m = 2^log_m row evaluations each (Montgomery, natural order) that the caller has already
+ * padded to m (for CZK_H_BELLPERSON including the appended input rows a = x_i, b = c = 0):
+ *   bellperson: H = coset_inverse(coset(a)·coset(b) − coset(c)) / (g^m − 1), g = 7,
+ *               roots from 7; *h_len = m − 1.
+ *   snarkjs:    H = coset(a)·coset(b) − coset(c) on the coset g = omega_2m, roots from 5,
+ *               no division and no inverse transform; *h_len = m.
+ * (coset(x) is the coset forward transform of the inverse transform of x.) The H scalars
+ * are written to a[0..*h_len) as canonical limbs (czk_scalar layout), b and c are left
+ * unspecified. Host pointers; page-locked memory lets the copies overlap the transforms.
+ */
+CZK_API czk_status czk_gpu_groth16_h(int gpu, czk_fr *a, czk_fr *b, czk_fr *c, unsigned log_m,
+                                     czk_h_convention conv, size_t *h_len, czk_err *err);
+
+/**
+ * The same on device pointers of GPU `gpu`, enqueued on `stream` (cudaStream_t or NULL):
+ * H (all m values; for bellperson the last is zero for a satisfied assignment) replaces
+ * a_dev as canonical limbs in natural order; b_dev and c_dev are used as scratch. This is
+ * the form for a prover that keeps H on the GPU for its MSM.
+ */
+CZK_API czk_status czk_gpu_groth16_h_dev(int gpu, czk_fr *a_dev, czk_fr *b_dev, czk_fr *c_dev,
+                                         unsigned log_m, czk_h_convention conv, void *stream,
+                                         czk_err *err);
+
+/**
+ * Free the twiddle and coset tables cached for GPU `gpu` (no transform may be running on
+ * it). A later transform builds them again.
+ */
+CZK_API void czk_gpu_ntt_release(int gpu);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,220 @@
+/*
+ * GPU MSM benchmark: G1 at 2^20, 2^24, 2^26 (2^27 with --max-log 27) with random 255-bit
+ * scalars, the PoRep-like profile (90% of scalars in {0, 1}, half each; the rest random) at
+ * 2^26, and G2 at 2^--g2-log (default 24). Bases and scalars are already on the device; the
+ * time is CUDA-event time of the MSM call (classification, sorting, buckets, reduction and
+ * the copy of the window sums back; the final Horner on the host is < 0.1 ms). One warm-up,
+ * then the median of --reps runs. Also the device Fp and Fr multiplication rates.
+ *
+ * Bases: distinct points made on the GPU (czk_gpu_bases_synthesize: P = H + t·D2 + j·D1
+ * for random subgroup points H, D1, D2), since 2^26 random points would take the CPU hours.
+ *
+ *   bench_gpu_msm [--max-log 26] [--g2-log 24] [--reps 5] [--gpu 0]
+ *
+ * Each line prints the floor (specs/gpu-kernels.md §6.1: XYZZ mixed adds at 2.59 G/s) and
+ * the sppark peer on the same H200. A "JSON {...}" line closes the output.
+ */
+#include "czk/gpu.h"
+#include "czk/msm.h"
+#include "../cuda/gpu_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rand64(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* bits01 = fraction of scalars in {0, 1}; the rest uniform 255-bit values. */
+static void fill_scalars(czk_scalar *s, size_t n, double bits01)
+{
+    for (size_t i = 0; i < n; i++) {
+        double u = (double)(rand64() >> 11) * 0x1.0p-53;
+        if (u < bits01) {
+            memset(&s[i], 0, sizeof s[i]);
+            s[i].l[0] = u < bits01 / 2 ? 0 : 1;
+            continue;
+        }
+        for (int j = 0; j < 4; j++) s[i].l[j] = rand64();
+        s[i].l[3] &= ~(1ULL << 63);
+    }
+}
+
+typedef struct result {
+    const char *name;
+    unsigned log_n;
+    double ms, floor_ms, peer_ms, target_ms;
+    unsigned window;
+} result;
+
+static result results[16];
+static int nresults;
+
+static int run_msm(int gpu, int group, czk_gpu_bases *bases, size_t n, double bits01, int reps,
+                   const char *name, unsigned log_n, double floor_ms, double peer_ms,
+                   double target_ms)
+{
+    czk_err err;
+    czk_scalar *s = malloc(n * sizeof *s);
+    if (s == NULL) {
+        fprintf(stderr, "out of host memory\n");
+        return 1;
+    }
+    fill_scalars(s, n, bits01);
+    czk_gpu_scalars *ds = NULL;
+    if (czk_gpu_scalars_upload(gpu, s, n, &ds, &err) != CZK_OK) {
+        fprintf(stderr, "upload: %s\n", err.msg);
+        free(s);
+        return 1;
+    }
+    free(s);
+    double t[32];
+    if (reps > 31) reps = 31;
+    czk_gpu_msm_stats st;
+    memset(&st, 0, sizeof st);
+    for (int r = 0; r <= reps; r++) { /* r = 0: warm-up */
+        czk_status rc;
+        if (group == 1) {
+            czk_g1_jac out;
+            rc = czk_gpu_g1s_msm_resident(&out, bases, ds, n, NULL, &st, &err);
+        } else {
+            czk_g2_jac out;
+            rc = czk_gpu_g2s_msm_resident(&out, bases, ds, n, NULL, &st, &err);
+        }
+        if (rc != CZK_OK) {
+            fprintf(stderr, "%s: %s %s\n", name, czk_status_name(rc), err.msg);
+            czk_gpu_scalars_destroy(ds);
+            return 1;
+        }
+        if (r > 0) t[r - 1] = st.device_ms;
+    }
+    czk_gpu_scalars_destroy(ds);
+    qsort(t, (size_t)reps, sizeof t[0], cmp_double);
+    double med = t[reps / 2];
+    printf("%-22s 2^%-2u %9.1f ms  window %2u  sig %10zu  floor %7.1f ms (%.2fx)  peer %7.1f ms  "
+           "target %7.1f ms  %s\n",
+           name, log_n, med, st.window_bits, st.n_sig, floor_ms, med / floor_ms, peer_ms,
+           target_ms, target_ms > 0 ? (med <= target_ms ? "MET" : "missed") : "");
+    fflush(stdout);
+    results[nresults++] = (result){name, log_n, med, floor_ms, peer_ms, target_ms, st.window_bits};
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned max_log = 26, g2_log = 24;
+    int reps = 5, gpu = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--max-log") && i + 1 < argc) max_log = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--g2-log") && i + 1 < argc) g2_log = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--gpu") && i + 1 < argc) gpu = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: %s [--max-log N] [--g2-log N] [--reps R] [--gpu G]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (reps < 1) reps = 1;
+    if (czk_gpu_count() == 0) {
+        printf("no GPU: nothing to measure\n");
+        return 0;
+    }
+    czk_gpu_info info;
+    czk_err err;
+    if (czk_gpu_get_info(gpu, &info, &err) != CZK_OK) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 1;
+    }
+    printf("GPU %d: %s, %d SMs, %.1f GiB\n", gpu, info.name, info.sm_count,
+           (double)info.total_mem / (1 << 30));
+
+    double fp_rate = 0, fr_rate = 0;
+    if (czk__gpu_ff_mul_rate(gpu, 0, 2000, &fp_rate, &err) != CZK_OK ||
+        czk__gpu_ff_mul_rate(gpu, 1, 2000, &fr_rate, &err) != CZK_OK) {
+        fprintf(stderr, "mul rate: %s\n", err.msg);
+        return 1;
+    }
+    printf("Fp mul %.2f G/s (sppark-style peer 27.6, naive CIOS 17.5)\n", fp_rate * 1e-9);
+    printf("Fr mul %.2f G/s (sppark-style peer 52.2, naive CIOS 35.5)\n", fr_rate * 1e-9);
+
+    size_t nmax = (size_t)1 << max_log;
+    czk_gpu_bases *b1 = NULL;
+    double t0 = now();
+    if (czk_gpu_bases_synthesize(gpu, 1, nmax, 42, &b1, &err) != CZK_OK) {
+        fprintf(stderr, "synthesize G1: %s\n", err.msg);
+        return 1;
+    }
+    printf("synthesized 2^%u G1 bases on the GPU in %.2f s\n", max_log, now() - t0);
+
+    /* Floors: §6.1 (mixed adds + reduction at 2.59 G madd/s); the 90% profile: 10% of the
+     * points through 12-13 windows plus one add per 1-scalar. */
+    static const struct {
+        unsigned lg;
+        double floor, peer, target;
+    } g1[] = {{20, 7, 22.6, 0}, {24, 92, 160, 0}, {26, 338, 561, 400}, {27, 649, 1103, 800}};
+    int rc = 0;
+    for (size_t k = 0; k < sizeof g1 / sizeof g1[0] && rc == 0; k++) {
+        if (g1[k].lg > max_log) continue;
+        rc = run_msm(gpu, 1, b1, (size_t)1 << g1[k].lg, 0.0, reps, "G1 random", g1[k].lg,
+                     g1[k].floor, g1[k].peer, g1[k].target);
+    }
+    if (rc == 0 && max_log >= 26) {
+        size_t n = (size_t)1 << 26;
+        double floor = (0.1 * n * 13 + 0.45 * n) / 2.59e9 * 1e3;
+        rc = run_msm(gpu, 1, b1, n, 0.9, reps, "G1 90% {0,1}", 26, floor, 170, 120);
+    }
+    czk_gpu_bases_destroy(b1);
+    czk_gpu_msm_trim(gpu);
+
+    if (rc == 0 && g2_log > 0) {
+        czk_gpu_bases *b2 = NULL;
+        t0 = now();
+        if (czk_gpu_bases_synthesize(gpu, 2, (size_t)1 << g2_log, 43, &b2, &err) != CZK_OK) {
+            fprintf(stderr, "synthesize G2: %s\n", err.msg);
+            return 1;
+        }
+        printf("synthesized 2^%u G2 bases on the GPU in %.2f s\n", g2_log, now() - t0);
+        /* G2 floor: ~3 Fp muls per Fp2 mul, so ~3x the G1 floor; target 3.5x G1. */
+        double g1_ms = 0;
+        for (int k = 0; k < nresults; k++)
+            if (results[k].log_n == g2_log && !strcmp(results[k].name, "G1 random"))
+                g1_ms = results[k].ms;
+        double floor = g2_log == 24 ? 3 * 92.0 : 3 * 92.0 / (double)(1u << (24 - g2_log));
+        rc = run_msm(gpu, 2, b2, (size_t)1 << g2_log, 0.0, reps, "G2 random", g2_log, floor, 0,
+                     g1_ms > 0 ? 3.5 * g1_ms : 0);
+        czk_gpu_bases_destroy(b2);
+        czk_gpu_msm_trim(gpu);
+    }
+
+    printf("JSON {\"bench\":\"gpu_msm\",\"gpu\":\"%s\",\"fp_mul_gps\":%.2f,\"fr_mul_gps\":%.2f,"
+           "\"results\":[",
+           info.name, fp_rate * 1e-9, fr_rate * 1e-9);
+    for (int k = 0; k < nresults; k++)
+        printf("%s{\"name\":\"%s\",\"log_n\":%u,\"ms\":%.2f,\"floor_ms\":%.1f,\"peer_ms\":%.1f,"
+               "\"window\":%u}",
+               k ? "," : "", results[k].name, results[k].log_n, results[k].ms,
+               results[k].floor_ms, results[k].peer_ms, results[k].window);
+    printf("]}\n");
+    return rc;
+}

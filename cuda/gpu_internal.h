@@ -1,0 +1,61 @@
+/*
+ * Private GPU entry points for tests (not part of the public API): evaluate one device
+ * field or curve operation elementwise, so tests can compare the device arithmetic with
+ * the CPU library on random inputs. Plain C; defined in cuda/msm.cu, stubbed in
+ * cuda/nocuda/msm_none.c.
+ */
+#ifndef CZK_GPU_INTERNAL_H
+#define CZK_GPU_INTERNAL_H
+
+#include "czk/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Operations: out[i] = op(a[i], b[i]) with the host types named (same bytes on the device). */
+typedef enum czk__gpu_op {
+    CZK__GPU_FP_MUL,   /* czk_fp × czk_fp -> czk_fp */
+    CZK__GPU_FP_SQR,   /* czk_fp -> czk_fp (b unused) */
+    CZK__GPU_FP_ADD,
+    CZK__GPU_FP_SUB,
+    CZK__GPU_FP_NEG,   /* b unused */
+    CZK__GPU_FP_INV,   /* b unused */
+    CZK__GPU_FR_MUL,   /* czk_fr × czk_fr -> czk_fr */
+    CZK__GPU_FR_SQR,
+    CZK__GPU_FR_ADD,
+    CZK__GPU_FR_SUB,
+    CZK__GPU_FR_INV,
+    CZK__GPU_FP2_MUL,  /* czk_fp2 × czk_fp2 -> czk_fp2 */
+    CZK__GPU_FP2_SQR,
+    CZK__GPU_FP2_INV,
+    CZK__GPU_G1_XYZZ_ADD_AFFINE, /* czk_g1_xyzz × czk_g1_affine -> czk_g1_xyzz */
+    CZK__GPU_G1_XYZZ_ADD,        /* czk_g1_xyzz × czk_g1_xyzz -> czk_g1_xyzz */
+    CZK__GPU_G1_XYZZ_DBL,        /* czk_g1_xyzz -> czk_g1_xyzz */
+    CZK__GPU_G1_JAC_ADD_AFFINE,  /* czk_g1_jac × czk_g1_affine -> czk_g1_jac */
+    CZK__GPU_G1_JAC_ADD,         /* czk_g1_jac × czk_g1_jac -> czk_g1_jac */
+    CZK__GPU_G1_JAC_DBL,         /* czk_g1_jac -> czk_g1_jac */
+    CZK__GPU_G2_XYZZ_ADD_AFFINE, /* the same over G2 */
+    CZK__GPU_G2_XYZZ_ADD,
+    CZK__GPU_G2_XYZZ_DBL,
+    CZK__GPU_G2_JAC_ADD_AFFINE,
+    CZK__GPU_G2_JAC_ADD,
+    CZK__GPU_G2_JAC_DBL,
+    CZK__GPU_OP_COUNT
+} czk__gpu_op;
+
+/** Run `op` on n elements on GPU `gpu`; host arrays in and out. */
+czk_status czk__gpu_eval(int gpu, czk__gpu_op op, void *out, const void *a, const void *b,
+                         size_t n, czk_err *err);
+
+/**
+ * Time `reps` dependent multiplications per thread over a grid that fills the device, for
+ * field 0 (Fp) or 1 (Fr); writes the rate in multiplications per second. Benchmarks only.
+ */
+czk_status czk__gpu_ff_mul_rate(int gpu, int field, unsigned reps, double *muls_per_s,
+                                czk_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,988 @@
+/*
+ * Multi-scalar multiplication on the GPU: Pippenger with signed windows over G1 and G2,
+ * with the Groth16 split of 0 and 1 scalars. The public API is in include/czk/gpu.h.
+ *
+ * One MSM, all on one stream:
+ *  1. classify: each scalar with its density bit set is reduced mod r and sorted into
+ *     "zero" (dropped), "one" (its base index goes to a list that one batch addition sums)
+ *     and "significant" (its scalar index and base index go on through Pippenger). The
+ *     base index of scalar i is the number of density bits set before i, from a scan of the
+ *     bitmap's word popcounts. Compaction is cub::DeviceSelect (stable order). The counts
+ *     come back to the host once, to size everything after.
+ *  2. for each window w of c bits: a Booth digit d in [−2^(c−1), 2^(c−1)] per significant
+ *     scalar, stored as key |d| − 1 (zero digits get the key 2^(c−1), which sorts last and
+ *     is skipped) and value base index | sign << 31; cub::DeviceRadixSort over c key bits
+ *     puts each window's entries in bucket order.
+ *  3. bucket accumulation, balanced whatever the scalars: the sorted entries of a window are
+ *     cut into chunks of L; one thread per chunk walks it adding ±base into an XYZZ
+ *     accumulator (8M + 2S per point) and writes each bucket it finishes. A bucket that
+ *     began in an earlier chunk is not the thread's to write: its partial sum goes to a carry
+ *     slot instead, and a few short passes ("levels") fold the carries into their buckets the
+ *     same way. So a bucket holding most of the points (many equal scalars) costs the same
+ *     as uniform buckets; no thread waits on a long bucket.
+ *  4. bucket reduction: sum_j (j + 1)·B_j per window, each window cut into segments; a
+ *     thread does the running sum over its segment (2 additions per bucket) and adds
+ *     lo·(segment sum) for its offset; the segments of a window are folded by the same
+ *     carry passes. The window sums and the ones' sum come back to the host, which
+ *     combines them with c doublings per window (Horner) using the CPU library.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+
+#include "check.cuh"
+#include "czk/gpu.h"
+#include "czk/msm.h"
+#include "ec.cuh"
+#include "gpu_internal.h"
+#include "msm_kernels.cuh"
+
+using namespace czk_gpu;
+using namespace czk_gpu::msm;
+
+namespace {
+
+constexpr int EC_THREADS = 128; /* curve kernels: register-heavy, small blocks */
+constexpr int SIMPLE_THREADS = 256;
+
+/* One-line kernels around the bodies in msm_kernels.cuh. */
+__global__ void density_popc_kernel(const uint64_t *density, size_t n, size_t nwords,
+                                    uint32_t *counts)
+{
+    density_popc_body((size_t)blockIdx.x * blockDim.x + threadIdx.x, density, n, nwords, counts);
+}
+
+__global__ void classify_kernel(const czk_scalar *scalars, size_t n, const uint64_t *density,
+                                const uint32_t *prefix, uint64_t *ik, uint8_t *fsig,
+                                uint8_t *fone)
+{
+    classify_body((size_t)blockIdx.x * blockDim.x + threadIdx.x, scalars, n, density, prefix, ik,
+                  fsig, fone);
+}
+
+__global__ void digits_kernel(const czk_scalar *scalars, const uint64_t *sig_ik, uint32_t nsig,
+                              unsigned w, unsigned c, uint32_t *keys, uint32_t *vals)
+{
+    digits_body(blockIdx.x * blockDim.x + threadIdx.x, scalars, sig_ik, nsig, w, c, keys, vals);
+}
+
+template <class F>
+__global__ void __launch_bounds__(EC_THREADS)
+    bucket_acc_kernel(const affine_t<F> *bases, const uint32_t *keys, const uint32_t *vals,
+                      uint32_t nsig, uint32_t chunks, uint32_t nwin, uint32_t L, uint32_t nb,
+                      xyzz_t<F> *buckets, uint32_t *ckeys, xyzz_t<F> *cpts)
+{
+    bucket_acc_body<F>(blockIdx.x * blockDim.x + threadIdx.x, bases, keys, vals, nsig, chunks,
+                       nwin, L, nb, buckets, ckeys, cpts);
+}
+
+template <class F>
+__global__ void __launch_bounds__(EC_THREADS)
+    fold_kernel(const uint32_t *keys, const xyzz_t<F> *pts, uint32_t m, uint32_t L,
+                xyzz_t<F> *out, uint32_t *okeys, xyzz_t<F> *opts)
+{
+    fold_body<F>(blockIdx.x * blockDim.x + threadIdx.x, keys, pts, m, L, out, okeys, opts);
+}
+
+template <class F>
+__global__ void __launch_bounds__(EC_THREADS)
+    ones_kernel(const affine_t<F> *bases, const uint64_t *ik, uint32_t m, uint32_t L,
+                uint32_t *okeys, xyzz_t<F> *opts)
+{
+    ones_body<F>(blockIdx.x * blockDim.x + threadIdx.x, bases, ik, m, L, okeys, opts);
+}
+
+template <class F>
+__global__ void __launch_bounds__(EC_THREADS)
+    bucket_sum_kernel(const xyzz_t<F> *buckets, uint32_t nwin, uint32_t nb, uint32_t seg,
+                      uint32_t *okeys, xyzz_t<F> *opts)
+{
+    bucket_sum_body<F>(blockIdx.x * blockDim.x + threadIdx.x, buckets, nwin, nb, seg, okeys,
+                       opts);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Synthetic bases: P = H + t·D2 + j·D1                                                  */
+/* ------------------------------------------------------------------------------------ */
+
+constexpr int SYNTH_PER_THREAD = 32;
+constexpr int SYNTH_GROUP = 16; /* points sharing one inversion */
+
+template <class F>
+__global__ void __launch_bounds__(EC_THREADS)
+    synth_kernel(affine_t<F> *out, size_t n, affine_t<F> h, affine_t<F> d1, affine_t<F> d2)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t first = t * SYNTH_PER_THREAD;
+    if (first >= n) return;
+    jac_t<F> acc = jac_t<F>::inf();
+    for (int b = 40; b >= 0; b--) {
+        acc = acc.dbl();
+        if ((t >> b) & 1) acc = acc.add_affine(d2);
+    }
+    acc = acc.add_affine(h);
+    jac_t<F> pts[SYNTH_GROUP];
+    F prod[SYNTH_GROUP];
+    for (int g0 = 0; g0 < SYNTH_PER_THREAD; g0 += SYNTH_GROUP) {
+        for (int j = 0; j < SYNTH_GROUP; j++) {
+            pts[j] = acc;
+            prod[j] = j == 0 ? acc.z : prod[j - 1] * acc.z;
+            acc = acc.add_affine(d1);
+        }
+        /* One inversion for the group (Montgomery's trick); a zero Z (probability ~2^-255)
+         * would zero the group, which then shows up as infinity bases. */
+        F inv = prod[SYNTH_GROUP - 1].inv();
+        for (int j = SYNTH_GROUP - 1; j >= 0; j--) {
+            F zi = j > 0 ? inv * prod[j - 1] : inv;
+            if (j > 0) inv = inv * pts[j].z;
+            F zi2 = zi.sqr();
+            size_t idx = first + g0 + j;
+            if (idx < n) out[idx] = {pts[j].x * zi2, pts[j].y * zi2 * zi};
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Self-test kernels                                                                    */
+/* ------------------------------------------------------------------------------------ */
+
+template <class O, class A, class B, class Op>
+__global__ void eval2_kernel(O *out, const A *a, const B *b, size_t n, Op op)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = op(a[i], b[i]);
+}
+
+template <class T>
+__global__ void mul_rate_kernel(T *data, unsigned reps)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    T a = data[2 * i], b = data[2 * i + 1];
+    for (unsigned r = 0; r < reps; r++) a = a * b;
+    data[2 * i] = a;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Host side: errors, memory pool, streams                                              */
+/* ------------------------------------------------------------------------------------ */
+
+czk_status cuda_fail(czk_err *err, cudaError_t e, const char *what, const char *file, int line)
+{
+    if (e == cudaErrorMemoryAllocation)
+        return czk_err_set(err, CZK_ERESOURCE, "%s at %s:%d: out of GPU memory", what, file,
+                           line);
+    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
+        return czk_err_set(err, CZK_ENOGPU, "%s: %s", what, cudaGetErrorString(e));
+    return czk_err_set(err, CZK_ECUDA, "%s failed at %s:%d: %s (%s)", what, file, line,
+                       cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+/* Like CZK_CUDA_TRY, but a failed allocation is CZK_ERESOURCE and no device CZK_ENOGPU. */
+#define TRY(expr)                                                                              \
+    do {                                                                                       \
+        cudaError_t e_ = (expr);                                                               \
+        if (e_ != cudaSuccess) {                                                               \
+            (void)cudaGetLastError();                                                          \
+            return cuda_fail(err, e_, #expr, __FILE__, __LINE__);                              \
+        }                                                                                      \
+    } while (0)
+#define TRY_LAUNCH() TRY(cudaGetLastError())
+#define TRY_STATUS(expr)                                                                       \
+    do {                                                                                       \
+        czk_status s_ = (expr);                                                                \
+        if (s_ != CZK_OK) return s_;                                                           \
+    } while (0)
+
+constexpr int MAX_GPUS = 64;
+pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+cudaMemPool_t pools[MAX_GPUS];
+
+/* The per-device scratch pool: stream-ordered allocations that keep their memory between
+ * calls (release threshold: unlimited), so a steady stream of MSMs maps memory once. */
+czk_status get_pool(int gpu, cudaMemPool_t *out, czk_err *err)
+{
+    if (gpu < 0 || gpu >= MAX_GPUS) return czk_err_set(err, CZK_EINVAL, "GPU %d out of range", gpu);
+    pthread_mutex_lock(&pool_lock);
+    if (pools[gpu] == nullptr) {
+        cudaMemPoolProps props;
+        memset(&props, 0, sizeof props);
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = gpu;
+        cudaMemPool_t p;
+        cudaError_t e = cudaMemPoolCreate(&p, &props);
+        if (e == cudaSuccess) {
+            uint64_t thr = UINT64_MAX;
+            e = cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold, &thr);
+            if (e == cudaSuccess)
+                pools[gpu] = p;
+            else
+                cudaMemPoolDestroy(p);
+        }
+        if (e != cudaSuccess) {
+            pthread_mutex_unlock(&pool_lock);
+            (void)cudaGetLastError();
+            return cuda_fail(err, e, "cudaMemPoolCreate", __FILE__, __LINE__);
+        }
+    }
+    *out = pools[gpu];
+    pthread_mutex_unlock(&pool_lock);
+    return CZK_OK;
+}
+
+czk_status select_gpu(int gpu, czk_err *err)
+{
+    int n = czk_gpu_count();
+    if (gpu < 0 || gpu >= n)
+        return czk_err_set(err, CZK_ENOGPU, "GPU %d: %d device(s) present", gpu, n);
+    TRY(cudaSetDevice(gpu));
+    return CZK_OK;
+}
+
+/* Everything one call allocates on its stream, released (stream-ordered) at the end. */
+struct scratch {
+    cudaStream_t st = nullptr;
+    cudaMemPool_t pool = nullptr;
+    void *ptrs[48];
+    int np = 0;
+    cudaEvent_t ev0 = nullptr, ev1 = nullptr;
+
+    ~scratch()
+    {
+        for (int i = 0; i < np; i++) cudaFreeAsync(ptrs[i], st);
+        if (st != nullptr) {
+            cudaStreamSynchronize(st);
+            cudaStreamDestroy(st);
+        }
+        if (ev0 != nullptr) cudaEventDestroy(ev0);
+        if (ev1 != nullptr) cudaEventDestroy(ev1);
+        (void)cudaGetLastError();
+    }
+    czk_status init(int gpu, czk_err *err)
+    {
+        TRY_STATUS(select_gpu(gpu, err));
+        TRY_STATUS(get_pool(gpu, &pool, err));
+        TRY(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+        TRY(cudaEventCreate(&ev0));
+        TRY(cudaEventCreate(&ev1));
+        return CZK_OK;
+    }
+    template <class T> czk_status alloc(T **out, size_t count, czk_err *err)
+    {
+        if (np == (int)(sizeof ptrs / sizeof ptrs[0]))
+            return czk_err_set(err, CZK_EINTERNAL, "msm: too many scratch buffers");
+        void *p = nullptr;
+        size_t bytes = count * sizeof(T);
+        if (bytes == 0) bytes = 16;
+        TRY(cudaMallocFromPoolAsync(&p, bytes, pool, st));
+        ptrs[np++] = p;
+        *out = (T *)p;
+        return CZK_OK;
+    }
+};
+
+unsigned blocks_for(size_t n, int threads) { return (unsigned)((n + threads - 1) / threads); }
+
+unsigned log2_floor(size_t x)
+{
+    unsigned r = 0;
+    while (x >>= 1) r++;
+    return r;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Group traits: device field, host types and host finishing                            */
+/* ------------------------------------------------------------------------------------ */
+
+struct g1_traits {
+    using F = fp_t;
+    using host_affine = czk_g1_affine;
+    using host_xyzz = czk_g1_xyzz;
+    using host_jac = czk_g1_jac;
+    static constexpr int group = 1;
+    /* Widest window: W·2^(c−1) buckets of 192 bytes; 22 bits = 4.8 GB of buckets. */
+    static constexpr unsigned max_window = 22;
+    static void dbl(host_xyzz *o, const host_xyzz *a) { czk_g1_xyzz_dbl(o, a); }
+    static void add(host_xyzz *o, const host_xyzz *a, const host_xyzz *b)
+    {
+        czk_g1_xyzz_add(o, a, b);
+    }
+    static void set_inf(host_xyzz *o) { czk_g1_xyzz_set_inf(o); }
+    static void to_jac(host_jac *o, const host_xyzz *a) { czk_g1_xyzz_to_jac(o, a); }
+};
+struct g2_traits {
+    using F = fp2_t;
+    using host_affine = czk_g2_affine;
+    using host_xyzz = czk_g2_xyzz;
+    using host_jac = czk_g2_jac;
+    static constexpr int group = 2;
+    /* 384-byte buckets: 20 bits = 2.6 GB. */
+    static constexpr unsigned max_window = 20;
+    static void dbl(host_xyzz *o, const host_xyzz *a) { czk_g2_xyzz_dbl(o, a); }
+    static void add(host_xyzz *o, const host_xyzz *a, const host_xyzz *b)
+    {
+        czk_g2_xyzz_add(o, a, b);
+    }
+    static void set_inf(host_xyzz *o) { czk_g2_xyzz_set_inf(o); }
+    static void to_jac(host_jac *o, const host_xyzz *a) { czk_g2_xyzz_to_jac(o, a); }
+};
+
+/*
+ * Window width from the number of significant scalars: about log2(n) − 4, which balances
+ * n·W bucket additions against W·2^c reduction additions (specs/gpu-kernels.md §6.1 puts
+ * the G1 optimum at 16 bits for 2^20, 20 for 2^24 and 22 for 2^26..2^27).
+ */
+template <class G> unsigned pick_window(size_t nsig)
+{
+    int c = (int)log2_floor(nsig) - 4;
+    if (c < 4) c = 4;
+    if (c > (int)G::max_window) c = (int)G::max_window;
+    return (unsigned)c;
+}
+
+/* Fold carry entries (m of them, in ka/pa) into out[], level by level; kb/pb hold the
+ * next level (at least ceil(m / FOLD_L) entries). */
+constexpr uint32_t FOLD_L = 32;
+
+template <class F>
+czk_status fold_all(scratch &sc, uint32_t *ka, xyzz_t<F> *pa, uint32_t *kb, xyzz_t<F> *pb,
+                    uint32_t m, xyzz_t<F> *out, czk_err *err)
+{
+    while (m > 0) {
+        uint32_t chunks = (m + FOLD_L - 1) / FOLD_L;
+        fold_kernel<F><<<blocks_for(chunks, EC_THREADS), EC_THREADS, 0, sc.st>>>(ka, pa, m, FOLD_L,
+                                                                                out, kb, pb);
+        TRY_LAUNCH();
+        if (chunks == 1) break;
+        uint32_t *tk = ka;
+        ka = kb;
+        kb = tk;
+        xyzz_t<F> *tp = pa;
+        pa = pb;
+        pb = tp;
+        m = chunks;
+    }
+    return CZK_OK;
+}
+
+template <class G>
+czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typename G::F> *bases,
+                      size_t nbases, const czk_scalar *scalars, size_t n,
+                      const uint64_t *density_host, czk_gpu_msm_stats *stats, czk_err *err)
+{
+    using F = typename G::F;
+    using X = xyzz_t<F>;
+    if (out == nullptr) return czk_err_set(err, CZK_EINVAL, "msm: out is NULL");
+    if (n >= ((size_t)1 << 31))
+        return czk_err_set(err, CZK_EINVAL, "msm: %zu scalars, at most 2^31 - 1", n);
+    size_t need = density_host != nullptr ? czk_density_count(density_host, n) : n;
+    if (need > nbases)
+        return czk_err_set(err, CZK_EINVAL, "msm: %zu bases needed, %zu given", need, nbases);
+
+    scratch sc;
+    TRY_STATUS(sc.init(gpu, err));
+    size_t nwords = (n + 63) / 64;
+    size_t nalloc = n > 0 ? n : 1;
+
+    uint64_t *density = nullptr;
+    uint32_t *counts = nullptr, *prefix = nullptr, *nsel = nullptr;
+    uint64_t *ik = nullptr, *sig_ik = nullptr, *one_ik = nullptr;
+    uint8_t *fsig = nullptr, *fone = nullptr;
+    TRY_STATUS(sc.alloc(&ik, nalloc, err));
+    TRY_STATUS(sc.alloc(&sig_ik, nalloc, err));
+    TRY_STATUS(sc.alloc(&one_ik, nalloc, err));
+    TRY_STATUS(sc.alloc(&fsig, nalloc, err));
+    TRY_STATUS(sc.alloc(&fone, nalloc, err));
+    TRY_STATUS(sc.alloc(&nsel, 2, err));
+    if (density_host != nullptr) {
+        TRY_STATUS(sc.alloc(&density, nwords, err));
+        TRY_STATUS(sc.alloc(&counts, nwords, err));
+        TRY_STATUS(sc.alloc(&prefix, nwords, err));
+    }
+    /* CUB temporary storage: the largest of the scan and the two selections. */
+    size_t tmp_scan = 0, tmp_sel = 0;
+    TRY(cub::DeviceScan::ExclusiveSum(nullptr, tmp_scan, counts, prefix, (int)nwords, sc.st));
+    TRY(cub::DeviceSelect::Flagged(nullptr, tmp_sel, ik, fsig, sig_ik, nsel, (int)n, sc.st));
+    void *tmp1 = nullptr;
+    size_t tmp1_bytes = tmp_scan > tmp_sel ? tmp_scan : tmp_sel;
+    TRY_STATUS(sc.alloc((uint8_t **)&tmp1, tmp1_bytes, err));
+
+    if (density_host != nullptr)
+        TRY(cudaMemcpyAsync(density, density_host, nwords * sizeof(uint64_t),
+                            cudaMemcpyHostToDevice, sc.st));
+    TRY(cudaEventRecord(sc.ev0, sc.st));
+
+    /* 1. Classify and compact. */
+    if (density_host != nullptr) {
+        density_popc_kernel<<<blocks_for(nwords, SIMPLE_THREADS), SIMPLE_THREADS, 0, sc.st>>>(
+            density, n, nwords, counts);
+        TRY_LAUNCH();
+        TRY(cub::DeviceScan::ExclusiveSum(tmp1, tmp_scan, counts, prefix, (int)nwords, sc.st));
+    }
+    uint32_t nsig = 0, none = 0;
+    if (n > 0) {
+        classify_kernel<<<blocks_for(n, SIMPLE_THREADS), SIMPLE_THREADS, 0, sc.st>>>(
+            scalars, n, density, prefix, ik, fsig, fone);
+        TRY_LAUNCH();
+        size_t t = tmp1_bytes;
+        TRY(cub::DeviceSelect::Flagged(tmp1, t, ik, fsig, sig_ik, nsel, (int)n, sc.st));
+        t = tmp1_bytes;
+        TRY(cub::DeviceSelect::Flagged(tmp1, t, ik, fone, one_ik, nsel + 1, (int)n, sc.st));
+        uint32_t hc[2];
+        TRY(cudaMemcpyAsync(hc, nsel, sizeof hc, cudaMemcpyDeviceToHost, sc.st));
+        TRY(cudaStreamSynchronize(sc.st));
+        nsig = hc[0];
+        none = hc[1];
+    }
+
+    unsigned c = pick_window<G>(nsig > 0 ? nsig : 1);
+    unsigned nwin = (256 + c - 1) / c;
+    uint32_t nb = 1u << (c - 1);
+
+    /* 2..4. Pippenger over the significant scalars. */
+    X *win = nullptr, *ones = nullptr;
+    TRY_STATUS(sc.alloc(&win, nwin, err));
+    TRY_STATUS(sc.alloc(&ones, 1, err));
+    TRY(cudaMemsetAsync(win, 0, nwin * sizeof(X), sc.st));
+    TRY(cudaMemsetAsync(ones, 0, sizeof(X), sc.st));
+
+    if (nsig > 0) {
+        uint32_t *keys_tmp, *vals_tmp, *keys, *vals;
+        TRY_STATUS(sc.alloc(&keys_tmp, nsig, err));
+        TRY_STATUS(sc.alloc(&vals_tmp, nsig, err));
+        TRY_STATUS(sc.alloc(&keys, (size_t)nwin * nsig, err));
+        TRY_STATUS(sc.alloc(&vals, (size_t)nwin * nsig, err));
+        size_t tmp_sort = 0;
+        TRY(cub::DeviceRadixSort::SortPairs(nullptr, tmp_sort, keys_tmp, keys, vals_tmp, vals,
+                                            (int)nsig, 0, (int)c, sc.st));
+        void *tmp2;
+        TRY_STATUS(sc.alloc((uint8_t **)&tmp2, tmp_sort, err));
+        for (unsigned w = 0; w < nwin; w++) {
+            digits_kernel<<<blocks_for(nsig, SIMPLE_THREADS), SIMPLE_THREADS, 0, sc.st>>>(
+                scalars, sig_ik, nsig, w, c, keys_tmp, vals_tmp);
+            TRY_LAUNCH();
+            size_t t = tmp_sort;
+            TRY(cub::DeviceRadixSort::SortPairs(tmp2, t, keys_tmp, keys + (size_t)w * nsig,
+                                                vals_tmp, vals + (size_t)w * nsig, (int)nsig, 0,
+                                                (int)c, sc.st));
+        }
+
+        /* Chunk length: about four average buckets, so most buckets are finished by the
+         * thread that starts them, within [32, 256]. */
+        uint32_t avg = nsig / nb;
+        uint32_t L = 32;
+        while (L < 4 * avg && L < 256) L <<= 1;
+        uint32_t chunks = (nsig + L - 1) / L;
+        uint32_t m = nwin * chunks;
+
+        X *buckets, *ca, *cb;
+        uint32_t *cka, *ckb;
+        TRY_STATUS(sc.alloc(&buckets, (size_t)nwin * nb, err));
+        TRY_STATUS(sc.alloc(&ca, m, err));
+        TRY_STATUS(sc.alloc(&cka, m, err));
+        TRY_STATUS(sc.alloc(&cb, (m + FOLD_L - 1) / FOLD_L, err));
+        TRY_STATUS(sc.alloc(&ckb, (m + FOLD_L - 1) / FOLD_L, err));
+        TRY(cudaMemsetAsync(buckets, 0, (size_t)nwin * nb * sizeof(X), sc.st));
+        bucket_acc_kernel<F><<<blocks_for(m, EC_THREADS), EC_THREADS, 0, sc.st>>>(
+            bases, keys, vals, nsig, chunks, nwin, L, nb, buckets, cka, ca);
+        TRY_LAUNCH();
+        TRY_STATUS(fold_all<F>(sc, cka, ca, ckb, cb, m, buckets, err));
+
+        /* Segments of buckets per thread: enough threads to fill the GPU (~64K). */
+        uint32_t seg = 8;
+        while (seg < nb && (uint64_t)nwin * (nb / seg) > 65536) seg <<= 1;
+        if (seg > nb) seg = nb;
+        uint32_t nseg = nwin * (nb / seg);
+        /* Reuse the carry buffers (m ≥ nseg is not guaranteed: allocate). */
+        X *sa, *sb;
+        uint32_t *ska, *skb;
+        TRY_STATUS(sc.alloc(&sa, nseg, err));
+        TRY_STATUS(sc.alloc(&ska, nseg, err));
+        TRY_STATUS(sc.alloc(&sb, (nseg + FOLD_L - 1) / FOLD_L, err));
+        TRY_STATUS(sc.alloc(&skb, (nseg + FOLD_L - 1) / FOLD_L, err));
+        bucket_sum_kernel<F><<<blocks_for(nseg, EC_THREADS), EC_THREADS, 0, sc.st>>>(
+            buckets, nwin, nb, seg, ska, sa);
+        TRY_LAUNCH();
+        TRY_STATUS(fold_all<F>(sc, ska, sa, skb, sb, nseg, win, err));
+    }
+
+    /* The ones: one batch addition. */
+    if (none > 0) {
+        uint32_t L = 64;
+        uint32_t chunks = (none + L - 1) / L;
+        X *oa, *ob;
+        uint32_t *oka, *okb;
+        TRY_STATUS(sc.alloc(&oa, chunks, err));
+        TRY_STATUS(sc.alloc(&oka, chunks, err));
+        TRY_STATUS(sc.alloc(&ob, (chunks + FOLD_L - 1) / FOLD_L, err));
+        TRY_STATUS(sc.alloc(&okb, (chunks + FOLD_L - 1) / FOLD_L, err));
+        ones_kernel<F><<<blocks_for(chunks, EC_THREADS), EC_THREADS, 0, sc.st>>>(
+            bases, one_ik, none, L, oka, oa);
+        TRY_LAUNCH();
+        TRY_STATUS(fold_all<F>(sc, oka, oa, okb, ob, chunks, ones, err));
+    }
+
+    /* Back to the host: W window sums and the ones' sum; Horner there. */
+    typename G::host_xyzz hw[64], hones;
+    static_assert(sizeof(typename G::host_xyzz) == sizeof(X), "layout");
+    TRY(cudaMemcpyAsync(hw, win, nwin * sizeof(X), cudaMemcpyDeviceToHost, sc.st));
+    TRY(cudaMemcpyAsync(&hones, ones, sizeof(X), cudaMemcpyDeviceToHost, sc.st));
+    TRY(cudaEventRecord(sc.ev1, sc.st));
+    TRY(cudaStreamSynchronize(sc.st));
+
+    typename G::host_xyzz acc;
+    G::set_inf(&acc);
+    for (int w = (int)nwin - 1; w >= 0; w--) {
+        if (w != (int)nwin - 1)
+            for (unsigned k = 0; k < c; k++) G::dbl(&acc, &acc);
+        G::add(&acc, &acc, &hw[w]);
+    }
+    G::add(&acc, &acc, &hones);
+    G::to_jac(out, &acc);
+
+    if (stats != nullptr) {
+        float ms = 0;
+        TRY(cudaEventElapsedTime(&ms, sc.ev0, sc.ev1));
+        stats->n_sig = nsig;
+        stats->n_one = none;
+        stats->n_zero = need - nsig - none;
+        stats->window_bits = c;
+        stats->windows = nwin;
+        stats->device_ms = ms;
+    }
+    return CZK_OK;
+}
+
+} // namespace
+
+/* ------------------------------------------------------------------------------------ */
+/* Handles                                                                              */
+/* ------------------------------------------------------------------------------------ */
+
+struct czk_gpu_bases {
+    int gpu;
+    int group;
+    size_t n;
+    void *d;
+};
+
+struct czk_gpu_scalars {
+    int gpu;
+    size_t n;
+    czk_scalar *d;
+};
+
+namespace {
+
+czk_status bases_alloc(int gpu, int group, size_t n, czk_gpu_bases **out, czk_err *err)
+{
+    TRY_STATUS(select_gpu(gpu, err));
+    czk_gpu_bases *b = (czk_gpu_bases *)calloc(1, sizeof *b);
+    if (b == nullptr) return czk_err_set(err, CZK_ENOMEM, "bases handle");
+    b->gpu = gpu;
+    b->group = group;
+    b->n = n;
+    size_t elem = group == 1 ? sizeof(czk_g1_affine) : sizeof(czk_g2_affine);
+    cudaError_t e = cudaMalloc(&b->d, (n > 0 ? n : 1) * elem);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        free(b);
+        return cuda_fail(err, e, "cudaMalloc(bases)", __FILE__, __LINE__);
+    }
+    *out = b;
+    return CZK_OK;
+}
+
+czk_status bases_upload(int gpu, int group, const void *host, size_t n, czk_gpu_bases **out,
+                        czk_err *err)
+{
+    if (out == nullptr || (host == nullptr && n > 0))
+        return czk_err_set(err, CZK_EINVAL, "bases upload: NULL argument");
+    czk_gpu_bases *b;
+    TRY_STATUS(bases_alloc(gpu, group, n, &b, err));
+    size_t elem = group == 1 ? sizeof(czk_g1_affine) : sizeof(czk_g2_affine);
+    cudaError_t e = cudaMemcpy(b->d, host, n * elem, cudaMemcpyHostToDevice);
+    if (e != cudaSuccess) {
+        czk_gpu_bases_destroy(b);
+        return cuda_fail(err, e, "cudaMemcpy(bases)", __FILE__, __LINE__);
+    }
+    *out = b;
+    return CZK_OK;
+}
+
+/* Random subgroup point [k]G from a splitmix64 stream (CPU; a few per call). */
+uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+void random_fr(czk_fr *k, uint64_t *s)
+{
+    uint8_t w[64];
+    for (int i = 0; i < 8; i++) {
+        uint64_t v = splitmix(s);
+        memcpy(w + 8 * i, &v, 8);
+    }
+    czk_fr_from_wide_bytes(k, w);
+}
+
+template <class G>
+czk_status synthesize(int gpu, size_t n, uint64_t seed, void *dout, cudaStream_t st, czk_err *err)
+{
+    using F = typename G::F;
+    typename G::host_affine pts[3];
+    uint64_t s = seed;
+    for (int i = 0; i < 3; i++) {
+        czk_fr k;
+        random_fr(&k, &s);
+        if (G::group == 1) {
+            czk_g1_jac j, g;
+            czk_g1_jac_from_affine(&g, &CZK_G1_GENERATOR);
+            czk_g1_jac_mul_fr(&j, &g, &k);
+            czk_g1_jac_to_affine((czk_g1_affine *)&pts[i], &j);
+        } else {
+            czk_g2_jac j, g;
+            czk_g2_jac_from_affine(&g, &CZK_G2_GENERATOR);
+            czk_g2_jac_mul_fr(&j, &g, &k);
+            czk_g2_jac_to_affine((czk_g2_affine *)&pts[i], &j);
+        }
+    }
+    affine_t<F> h, d1, d2;
+    memcpy(&h, &pts[0], sizeof h);
+    memcpy(&d1, &pts[1], sizeof d1);
+    memcpy(&d2, &pts[2], sizeof d2);
+    size_t threads = (n + SYNTH_PER_THREAD - 1) / SYNTH_PER_THREAD;
+    if (threads > 0) {
+        synth_kernel<F><<<blocks_for(threads, EC_THREADS), EC_THREADS, 0, st>>>(
+            (affine_t<F> *)dout, n, h, d1, d2);
+        TRY_LAUNCH();
+    }
+    TRY(cudaStreamSynchronize(st));
+    return CZK_OK;
+}
+
+template <class G>
+czk_status msm_resident(typename G::host_jac *out, const czk_gpu_bases *bases,
+                        const czk_gpu_scalars *scalars, size_t n, const uint64_t *density,
+                        czk_gpu_msm_stats *stats, czk_err *err)
+{
+    if (bases == nullptr || scalars == nullptr)
+        return czk_err_set(err, CZK_EINVAL, "msm: NULL handle");
+    if (bases->group != G::group)
+        return czk_err_set(err, CZK_EINVAL, "msm: bases are G%d, not G%d", bases->group,
+                           G::group);
+    if (bases->gpu != scalars->gpu)
+        return czk_err_set(err, CZK_EINVAL, "msm: bases on GPU %d, scalars on GPU %d",
+                           bases->gpu, scalars->gpu);
+    if (n > scalars->n)
+        return czk_err_set(err, CZK_EINVAL, "msm: %zu scalars asked, %zu uploaded", n,
+                           scalars->n);
+    return msm_device<G>(bases->gpu, out, (const affine_t<typename G::F> *)bases->d, bases->n,
+                         scalars->d, n, density, stats, err);
+}
+
+template <class G>
+czk_status msm_host(int gpu, typename G::host_jac *out, const typename G::host_affine *bases,
+                    const czk_scalar *scalars, size_t n, const uint64_t *density, czk_err *err)
+{
+    if (out == nullptr || (n > 0 && (bases == nullptr || scalars == nullptr)))
+        return czk_err_set(err, CZK_EINVAL, "msm: NULL argument");
+    size_t nb = density != nullptr ? czk_density_count(density, n) : n;
+    czk_gpu_bases *b = nullptr;
+    czk_gpu_scalars *s = nullptr;
+    czk_status st = bases_upload(gpu, G::group, bases, nb, &b, err);
+    if (st == CZK_OK) st = czk_gpu_scalars_upload(gpu, scalars, n, &s, err);
+    if (st == CZK_OK) st = msm_resident<G>(out, b, s, n, density, nullptr, err);
+    czk_gpu_scalars_destroy(s);
+    czk_gpu_bases_destroy(b);
+    return st;
+}
+
+} // namespace
+
+extern "C" {
+
+czk_status czk_gpu_g1_bases_upload(int gpu, const czk_g1_affine *bases, size_t n,
+                                   czk_gpu_bases **out, czk_err *err)
+{
+    return bases_upload(gpu, 1, bases, n, out, err);
+}
+
+czk_status czk_gpu_g2_bases_upload(int gpu, const czk_g2_affine *bases, size_t n,
+                                   czk_gpu_bases **out, czk_err *err)
+{
+    return bases_upload(gpu, 2, bases, n, out, err);
+}
+
+czk_status czk_gpu_bases_synthesize(int gpu, int group, size_t n, uint64_t seed,
+                                    czk_gpu_bases **out, czk_err *err)
+{
+    if (out == nullptr || (group != 1 && group != 2))
+        return czk_err_set(err, CZK_EINVAL, "synthesize: group %d", group);
+    czk_gpu_bases *b;
+    TRY_STATUS(bases_alloc(gpu, group, n, &b, err));
+    cudaStream_t st;
+    cudaError_t e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
+    if (e != cudaSuccess) {
+        czk_gpu_bases_destroy(b);
+        return cuda_fail(err, e, "cudaStreamCreate", __FILE__, __LINE__);
+    }
+    czk_status s = group == 1 ? synthesize<g1_traits>(gpu, n, seed, b->d, st, err)
+                              : synthesize<g2_traits>(gpu, n, seed, b->d, st, err);
+    cudaStreamDestroy(st);
+    if (s != CZK_OK) {
+        czk_gpu_bases_destroy(b);
+        return s;
+    }
+    *out = b;
+    return CZK_OK;
+}
+
+czk_status czk_gpu_bases_download(const czk_gpu_bases *b, size_t first, size_t count, void *out,
+                                  czk_err *err)
+{
+    if (b == nullptr || out == nullptr || first > b->n || count > b->n - first)
+        return czk_err_set(err, CZK_EINVAL, "bases download: range out of bounds");
+    TRY_STATUS(select_gpu(b->gpu, err));
+    size_t elem = b->group == 1 ? sizeof(czk_g1_affine) : sizeof(czk_g2_affine);
+    TRY(cudaMemcpy(out, (const uint8_t *)b->d + first * elem, count * elem,
+                   cudaMemcpyDeviceToHost));
+    return CZK_OK;
+}
+
+size_t czk_gpu_bases_count(const czk_gpu_bases *b) { return b != nullptr ? b->n : 0; }
+
+void czk_gpu_bases_destroy(czk_gpu_bases *b)
+{
+    if (b == nullptr) return;
+    cudaSetDevice(b->gpu);
+    cudaFree(b->d);
+    (void)cudaGetLastError();
+    free(b);
+}
+
+czk_status czk_gpu_scalars_upload(int gpu, const czk_scalar *scalars, size_t n,
+                                  czk_gpu_scalars **out, czk_err *err)
+{
+    if (out == nullptr || (scalars == nullptr && n > 0))
+        return czk_err_set(err, CZK_EINVAL, "scalars upload: NULL argument");
+    TRY_STATUS(select_gpu(gpu, err));
+    czk_gpu_scalars *s = (czk_gpu_scalars *)calloc(1, sizeof *s);
+    if (s == nullptr) return czk_err_set(err, CZK_ENOMEM, "scalars handle");
+    s->gpu = gpu;
+    s->n = n;
+    cudaError_t e = cudaMalloc(&s->d, (n > 0 ? n : 1) * sizeof(czk_scalar));
+    if (e == cudaSuccess && n > 0)
+        e = cudaMemcpy(s->d, scalars, n * sizeof(czk_scalar), cudaMemcpyHostToDevice);
+    if (e != cudaSuccess) {
+        czk_gpu_scalars_destroy(s);
+        return cuda_fail(err, e, "scalars upload", __FILE__, __LINE__);
+    }
+    *out = s;
+    return CZK_OK;
+}
+
+void czk_gpu_scalars_destroy(czk_gpu_scalars *s)
+{
+    if (s == nullptr) return;
+    cudaSetDevice(s->gpu);
+    cudaFree(s->d);
+    (void)cudaGetLastError();
+    free(s);
+}
+
+czk_status czk_gpu_g1s_msm_resident(czk_g1_jac *out, const czk_gpu_bases *bases,
+                                    const czk_gpu_scalars *scalars, size_t n,
+                                    const uint64_t *density, czk_gpu_msm_stats *stats,
+                                    czk_err *err)
+{
+    return msm_resident<g1_traits>(out, bases, scalars, n, density, stats, err);
+}
+
+czk_status czk_gpu_g2s_msm_resident(czk_g2_jac *out, const czk_gpu_bases *bases,
+                                    const czk_gpu_scalars *scalars, size_t n,
+                                    const uint64_t *density, czk_gpu_msm_stats *stats,
+                                    czk_err *err)
+{
+    return msm_resident<g2_traits>(out, bases, scalars, n, density, stats, err);
+}
+
+czk_status czk_gpu_g1s_msm(int gpu, czk_g1_jac *out, const czk_g1_affine *bases,
+                           const czk_scalar *scalars, size_t n, const uint64_t *density,
+                           czk_err *err)
+{
+    return msm_host<g1_traits>(gpu, out, bases, scalars, n, density, err);
+}
+
+czk_status czk_gpu_g2s_msm(int gpu, czk_g2_jac *out, const czk_g2_affine *bases,
+                           const czk_scalar *scalars, size_t n, const uint64_t *density,
+                           czk_err *err)
+{
+    return msm_host<g2_traits>(gpu, out, bases, scalars, n, density, err);
+}
+
+void czk_gpu_msm_trim(int gpu)
+{
+    if (gpu < 0 || gpu >= MAX_GPUS) return;
+    pthread_mutex_lock(&pool_lock);
+    if (pools[gpu] != nullptr) {
+        cudaMemPoolTrimTo(pools[gpu], 0);
+        (void)cudaGetLastError();
+    }
+    pthread_mutex_unlock(&pool_lock);
+}
+
+} /* extern "C" */
+
+/* ------------------------------------------------------------------------------------ */
+/* Self-tests (cuda/gpu_internal.h)                                                     */
+/* ------------------------------------------------------------------------------------ */
+
+namespace {
+
+template <class O, class A, class B, class Op>
+czk_status eval_run(void *out, const void *a, const void *b, size_t n, Op op, czk_err *err)
+{
+    O *dout;
+    A *da;
+    B *db;
+    TRY(cudaMalloc(&dout, n * sizeof(O)));
+    cudaError_t e = cudaMalloc(&da, n * sizeof(A));
+    if (e == cudaSuccess) e = cudaMalloc(&db, n * sizeof(B));
+    else db = nullptr;
+    if (e == cudaSuccess) e = cudaMemcpy(da, a, n * sizeof(A), cudaMemcpyHostToDevice);
+    if (e == cudaSuccess && b != nullptr) e = cudaMemcpy(db, b, n * sizeof(B), cudaMemcpyHostToDevice);
+    if (e == cudaSuccess && b == nullptr) e = cudaMemset(db, 0, n * sizeof(B));
+    if (e == cudaSuccess) {
+        eval2_kernel<O, A, B, Op><<<blocks_for(n, 64), 64>>>(dout, da, db, n, op);
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    if (e == cudaSuccess) e = cudaMemcpy(out, dout, n * sizeof(O), cudaMemcpyDeviceToHost);
+    cudaFree(dout);
+    cudaFree(da);
+    cudaFree(db);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return cuda_fail(err, e, "gpu eval", __FILE__, __LINE__);
+    }
+    return CZK_OK;
+}
+
+/* Device functors for czk__gpu_eval (no extended lambdas needed). */
+#define CZK_EVAL_OP(name, expr)                                                                \
+    struct name {                                                                              \
+        template <class O, class A, class B>                                                   \
+        __device__ O apply(const A &x, const B &y) const                                       \
+        {                                                                                      \
+            (void)y;                                                                           \
+            expr;                                                                              \
+        }                                                                                      \
+    };
+CZK_EVAL_OP(op_mul, return x * y)
+CZK_EVAL_OP(op_sqr, return x.sqr())
+CZK_EVAL_OP(op_add, return x + y)
+CZK_EVAL_OP(op_sub, return x - y)
+CZK_EVAL_OP(op_neg, return -x)
+CZK_EVAL_OP(op_inv, return x.inv())
+CZK_EVAL_OP(op_xyzz_madd, O r = x; r.add_affine(y); return r)
+CZK_EVAL_OP(op_xyzz_add, O r = x; r.add(y); return r)
+CZK_EVAL_OP(op_dbl, return x.dbl())
+CZK_EVAL_OP(op_jac_madd, return x.add_affine(y))
+CZK_EVAL_OP(op_jac_add, return x.add(y))
+#undef CZK_EVAL_OP
+
+template <class O, class A, class B, class Op> struct bound_op {
+    __device__ O operator()(const A &x, const B &y) const { return Op().template apply<O, A, B>(x, y); }
+};
+
+#define EVAL(O, A, B, OP) eval_run<O, A, B>(out, a, b, n, bound_op<O, A, B, OP>(), err)
+
+} // namespace
+
+extern "C" czk_status czk__gpu_eval(int gpu, czk__gpu_op op, void *out, const void *a,
+                                    const void *b, size_t n, czk_err *err)
+{
+    TRY_STATUS(select_gpu(gpu, err));
+    if (n == 0) return CZK_OK;
+    using A1 = affine_t<fp_t>;
+    using X1 = xyzz_t<fp_t>;
+    using J1 = jac_t<fp_t>;
+    using A2 = affine_t<fp2_t>;
+    using X2 = xyzz_t<fp2_t>;
+    using J2 = jac_t<fp2_t>;
+    switch (op) {
+    case CZK__GPU_FP_MUL: return EVAL(fp_t, fp_t, fp_t, op_mul);
+    case CZK__GPU_FP_SQR: return EVAL(fp_t, fp_t, fp_t, op_sqr);
+    case CZK__GPU_FP_ADD: return EVAL(fp_t, fp_t, fp_t, op_add);
+    case CZK__GPU_FP_SUB: return EVAL(fp_t, fp_t, fp_t, op_sub);
+    case CZK__GPU_FP_NEG: return EVAL(fp_t, fp_t, fp_t, op_neg);
+    case CZK__GPU_FP_INV: return EVAL(fp_t, fp_t, fp_t, op_inv);
+    case CZK__GPU_FR_MUL: return EVAL(fr_t, fr_t, fr_t, op_mul);
+    case CZK__GPU_FR_SQR: return EVAL(fr_t, fr_t, fr_t, op_sqr);
+    case CZK__GPU_FR_ADD: return EVAL(fr_t, fr_t, fr_t, op_add);
+    case CZK__GPU_FR_SUB: return EVAL(fr_t, fr_t, fr_t, op_sub);
+    case CZK__GPU_FR_INV: return EVAL(fr_t, fr_t, fr_t, op_inv);
+    case CZK__GPU_FP2_MUL: return EVAL(fp2_t, fp2_t, fp2_t, op_mul);
+    case CZK__GPU_FP2_SQR: return EVAL(fp2_t, fp2_t, fp2_t, op_sqr);
+    case CZK__GPU_FP2_INV: return EVAL(fp2_t, fp2_t, fp2_t, op_inv);
+    case CZK__GPU_G1_XYZZ_ADD_AFFINE: return EVAL(X1, X1, A1, op_xyzz_madd);
+    case CZK__GPU_G1_XYZZ_ADD: return EVAL(X1, X1, X1, op_xyzz_add);
+    case CZK__GPU_G1_XYZZ_DBL: return EVAL(X1, X1, X1, op_dbl);
+    case CZK__GPU_G1_JAC_ADD_AFFINE: return EVAL(J1, J1, A1, op_jac_madd);
+    case CZK__GPU_G1_JAC_ADD: return EVAL(J1, J1, J1, op_jac_add);
+    case CZK__GPU_G1_JAC_DBL: return EVAL(J1, J1, J1, op_dbl);
+    case CZK__GPU_G2_XYZZ_ADD_AFFINE: return EVAL(X2, X2, A2, op_xyzz_madd);
+    case CZK__GPU_G2_XYZZ_ADD: return EVAL(X2, X2, X2, op_xyzz_add);
+    case CZK__GPU_G2_XYZZ_DBL: return EVAL(X2, X2, X2, op_dbl);
+    case CZK__GPU_G2_JAC_ADD_AFFINE: return EVAL(J2, J2, A2, op_jac_madd);
+    case CZK__GPU_G2_JAC_ADD: return EVAL(J2, J2, J2, op_jac_add);
+    case CZK__GPU_G2_JAC_DBL: return EVAL(J2, J2, J2, op_dbl);
+    default: break;
+    }
+    return czk_err_set(err, CZK_EINVAL, "gpu eval: unknown op %d", (int)op);
+}
+
+extern "C" czk_status czk__gpu_ff_mul_rate(int gpu, int field, unsigned reps,
+                                           double *muls_per_s, czk_err *err)
+{
+    TRY_STATUS(select_gpu(gpu, err));
+    cudaDeviceProp prop;
+    TRY(cudaGetDeviceProperties(&prop, gpu));
+    size_t threads = (size_t)prop.multiProcessorCount * 2048;
+    size_t elem = field == 0 ? sizeof(fp_t) : sizeof(fr_t);
+    void *d;
+    TRY(cudaMalloc(&d, 2 * threads * elem));
+    /* Every limb 0x11111111: below both moduli, so a valid (reduced) element. */
+    cudaError_t e = cudaMemset(d, 0x11, 2 * threads * elem);
+    cudaEvent_t e0 = nullptr, e1 = nullptr;
+    float ms = 0;
+    if (e == cudaSuccess) e = cudaEventCreate(&e0);
+    if (e == cudaSuccess) e = cudaEventCreate(&e1);
+    for (int pass = 0; pass < 2 && e == cudaSuccess; pass++) { /* warm-up, then timed */
+        cudaEventRecord(e0);
+        if (field == 0)
+            mul_rate_kernel<fp_t><<<blocks_for(threads, 256), 256>>>((fp_t *)d, reps);
+        else
+            mul_rate_kernel<fr_t><<<blocks_for(threads, 256), 256>>>((fr_t *)d, reps);
+        e = cudaGetLastError();
+        cudaEventRecord(e1);
+        if (e == cudaSuccess) e = cudaEventSynchronize(e1);
+        if (e == cudaSuccess) e = cudaEventElapsedTime(&ms, e0, e1);
+    }
+    if (e0 != nullptr) cudaEventDestroy(e0);
+    if (e1 != nullptr) cudaEventDestroy(e1);
+    cudaFree(d);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return cuda_fail(err, e, "mul rate", __FILE__, __LINE__);
+    }
+    *muls_per_s = (double)threads * reps / (ms * 1e-3);
+    return CZK_OK;
+}

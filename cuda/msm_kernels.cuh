@@ -1,0 +1,264 @@
+/*
+ * The per-thread bodies of the MSM kernels (cuda/msm.cu describes the pipeline). Each body
+ * takes its thread index explicitly and is __host__ __device__, so the whole pipeline can be
+ * replayed on the CPU, thread by thread, to check its logic against the CPU MSM on a machine
+ * without a GPU; msm.cu wraps each body in a one-line kernel.
+ */
+#ifndef CZK_CUDA_MSM_KERNELS_CUH
+#define CZK_CUDA_MSM_KERNELS_CUH
+
+#include "czk/msm.h"
+#include "ec.cuh"
+
+namespace czk_gpu {
+namespace msm {
+
+constexpr uint32_t KEY_NONE = 0xffffffffu;
+constexpr uint32_t SIGN_BIT = 0x80000000u;
+
+CZK_HD uint32_t popc64(uint64_t x)
+{
+#if defined(__CUDA_ARCH__)
+    return (uint32_t)__popcll(x);
+#else
+    return (uint32_t)__builtin_popcountll(x);
+#endif
+}
+
+CZK_HD uint32_t umin(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+/* r as 32-bit limbs (constant memory on the device, a host copy for the host build). */
+CZK_CONST_ARR(r_limbs, 8, split64(host_consts::fr_p))
+
+/* Load a canonical scalar and reduce it mod r: s < 2^256 < 3r, so two conditional
+ * subtractions leave s < r < 2^255. */
+CZK_HD void load_scalar_mod_r(uint32_t s[8], const czk_scalar &in)
+{
+    const uint32_t *r = CZK_CONST(r_limbs).v;
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        s[2 * i] = (uint32_t)in.l[i];
+        s[2 * i + 1] = (uint32_t)(in.l[i] >> 32);
+    }
+#pragma unroll
+    for (int pass = 0; pass < 2; pass++) {
+        uint32_t t[8];
+        t[0] = sub_cc(s[0], r[0]);
+#pragma unroll
+        for (int i = 1; i < 8; i++) t[i] = subc_cc(s[i], r[i]);
+        uint32_t borrow = subc(0, 0);
+#pragma unroll
+        for (int i = 0; i < 8; i++) s[i] = borrow ? s[i] : t[i];
+    }
+}
+
+/*
+ * Booth digit of window w (c bits): d = v + b − 2^c·t, where v is the window's c bits,
+ * b the bit just below the window and t the window's top bit. Summed over all windows
+ * the b and t terms telescope, leaving s − t_top·2^(W·c), and t_top = 0 because
+ * W·c ≥ 256 > 255 ≥ bits of s. |d| ≤ 2^(c−1).
+ */
+CZK_HD int booth_digit(const uint32_t s[8], unsigned w, unsigned c)
+{
+    unsigned pos = w * c;
+    unsigned word = pos >> 5, sh = pos & 31;
+    uint64_t lo = word < 8 ? s[word] : 0;
+    uint64_t hi = word + 1 < 8 ? s[word + 1] : 0;
+    uint32_t v = (uint32_t)(((lo | (hi << 32)) >> sh) & ((1u << c) - 1));
+    uint32_t below = 0;
+    if (pos > 0 && pos - 1 < 256) {
+        unsigned q = pos - 1;
+        below = (s[q >> 5] >> (q & 31)) & 1;
+    }
+    uint32_t top = v >> (c - 1);
+    return (int)(v + below) - (int)(top << c);
+}
+
+/* Popcount of density word w (bits past n ignored). */
+CZK_HD void density_popc_body(size_t w, const uint64_t *density, size_t n, size_t nwords,
+                              uint32_t *counts)
+{
+    if (w >= nwords) return;
+    uint64_t word = density[w];
+    size_t bits = n - w * 64;
+    if (bits < 64) word &= (1ull << bits) - 1;
+    counts[w] = popc64(word);
+}
+
+/* Class of scalar i: fsig / fone flags and the packed (scalar index << 32 | base index). */
+CZK_HD void classify_body(size_t i, const czk_scalar *scalars, size_t n, const uint64_t *density,
+                          const uint32_t *prefix, uint64_t *ik, uint8_t *fsig, uint8_t *fone)
+{
+    if (i >= n) return;
+    uint32_t k = (uint32_t)i;
+    bool present = true;
+    if (density != nullptr) {
+        uint64_t word = density[i >> 6];
+        uint64_t below = word & ((1ull << (i & 63)) - 1);
+        present = (word >> (i & 63)) & 1;
+        k = prefix[i >> 6] + popc64(below);
+    }
+    uint32_t s[8];
+    load_scalar_mod_r(s, scalars[i]);
+    uint32_t upper = s[1] | s[2] | s[3] | s[4] | s[5] | s[6] | s[7];
+    bool zero = upper == 0 && s[0] == 0;
+    bool one = upper == 0 && s[0] == 1;
+    fsig[i] = present && !zero && !one;
+    fone[i] = present && one;
+    ik[i] = ((uint64_t)i << 32) | k;
+}
+
+/* Key and value of significant scalar j in window w: key |d| − 1, or 2^(c−1) for d = 0
+ * (sorts after every bucket); value base index | sign. */
+CZK_HD void digits_body(uint32_t j, const czk_scalar *scalars, const uint64_t *sig_ik,
+                        uint32_t nsig, unsigned w, unsigned c, uint32_t *keys, uint32_t *vals)
+{
+    if (j >= nsig) return;
+    uint64_t e = sig_ik[j];
+    uint32_t s[8];
+    load_scalar_mod_r(s, scalars[e >> 32]);
+    int d = booth_digit(s, w, c);
+    uint32_t mag = (uint32_t)(d < 0 ? -d : d);
+    keys[j] = mag == 0 ? (1u << (c - 1)) : mag - 1;
+    vals[j] = (uint32_t)e | (d < 0 ? SIGN_BIT : 0);
+}
+
+/*
+ * Bucket accumulation, level 0: thread g handles entries [t·L, t·L + L) of window w
+ * (g = w·chunks + t) of the sorted keys/vals. Runs of equal keys are summed; a run that
+ * starts a bucket is written to its bucket, a run that continues a bucket from the previous
+ * chunk goes to carry slot g (key w·nb + bucket). ckeys[g] = KEY_NONE when there is none.
+ */
+template <class F>
+CZK_HD void bucket_acc_body(uint32_t g, const affine_t<F> *bases, const uint32_t *keys,
+                            const uint32_t *vals, uint32_t nsig, uint32_t chunks, uint32_t nwin,
+                            uint32_t L, uint32_t nb, xyzz_t<F> *buckets, uint32_t *ckeys,
+                            xyzz_t<F> *cpts)
+{
+    if (g >= nwin * chunks) return;
+    uint32_t w = g / chunks, t = g - w * chunks;
+    const uint32_t *wk = keys + (size_t)w * nsig;
+    const uint32_t *wv = vals + (size_t)w * nsig;
+    uint32_t start = t * L, end = umin(nsig, start + L);
+    ckeys[g] = KEY_NONE;
+    uint32_t cur = wk[start];
+    if (cur >= nb) return; /* zero digits sort last: nothing left in this window */
+    bool carry = start > 0 && wk[start - 1] == cur;
+    xyzz_t<F> acc = xyzz_t<F>::inf();
+    for (uint32_t i = start; i < end; i++) {
+        uint32_t k = wk[i];
+        if (k != cur) {
+            if (carry) {
+                ckeys[g] = w * nb + cur;
+                cpts[g] = acc;
+                carry = false;
+            } else {
+                buckets[(size_t)w * nb + cur] = acc;
+            }
+            if (k >= nb) return;
+            cur = k;
+            acc = xyzz_t<F>::inf();
+        }
+        uint32_t v = wv[i];
+        affine_t<F> p = bases[v & ~SIGN_BIT];
+        acc.add_affine(p.cneg((v & SIGN_BIT) != 0));
+    }
+    if (carry) {
+        ckeys[g] = w * nb + cur;
+        cpts[g] = acc;
+    } else {
+        buckets[(size_t)w * nb + cur] = acc;
+    }
+}
+
+/*
+ * One carry level: m entries (key, partial sum) with KEY_NONE holes, the entries of one key
+ * contiguous. Thread g sums chunk g's runs; a run whose key is also the key of the entry
+ * just before the chunk continues a run of the previous chunk and is carried to slot g of
+ * the next level; every other run is its key's first at this level and is added into
+ * out[key]. Each key thus has one writer per level, and a run of any length is folded in
+ * log_L(length) levels.
+ */
+template <class F>
+CZK_HD void fold_body(uint32_t g, const uint32_t *keys, const xyzz_t<F> *pts, uint32_t m,
+                      uint32_t L, xyzz_t<F> *out, uint32_t *okeys, xyzz_t<F> *opts)
+{
+    uint32_t start = g * L;
+    if (start >= m) return;
+    uint32_t end = umin(m, start + L);
+    uint32_t prev = start > 0 ? keys[start - 1] : KEY_NONE;
+    okeys[g] = KEY_NONE;
+    uint32_t cur = KEY_NONE;
+    bool carry = false;
+    xyzz_t<F> acc = xyzz_t<F>::inf();
+    for (uint32_t i = start; i < end; i++) {
+        uint32_t k = keys[i];
+        if (k == KEY_NONE) continue;
+        if (k != cur) {
+            if (cur != KEY_NONE) {
+                if (carry) {
+                    okeys[g] = cur;
+                    opts[g] = acc;
+                } else {
+                    out[cur].add(acc);
+                }
+            }
+            carry = (i == start) && prev == k;
+            cur = k;
+            acc = xyzz_t<F>::inf();
+        }
+        acc.add(pts[i]);
+    }
+    if (cur != KEY_NONE) {
+        if (carry) {
+            okeys[g] = cur;
+            opts[g] = acc;
+        } else {
+            out[cur].add(acc);
+        }
+    }
+}
+
+/* Sum of the bases of the scalars equal to 1, chunk g of L; every chunk's partial sum is a
+ * carry entry with key 0. */
+template <class F>
+CZK_HD void ones_body(uint32_t g, const affine_t<F> *bases, const uint64_t *ik, uint32_t m,
+                      uint32_t L, uint32_t *okeys, xyzz_t<F> *opts)
+{
+    uint32_t start = g * L;
+    if (start >= m) return;
+    uint32_t end = umin(m, start + L);
+    xyzz_t<F> acc = xyzz_t<F>::inf();
+    for (uint32_t i = start; i < end; i++) acc.add_affine(bases[(uint32_t)ik[i]]);
+    okeys[g] = 0;
+    opts[g] = acc;
+}
+
+/*
+ * Window sums: bucket j (0-based) has weight j + 1. Thread g takes buckets [lo, lo + seg)
+ * of window w, forms run = sum B_j and tot = sum (j − lo + 1)·B_j from the top down (two
+ * additions per bucket), and emits tot + lo·run with key w.
+ */
+template <class F>
+CZK_HD void bucket_sum_body(uint32_t g, const xyzz_t<F> *buckets, uint32_t nwin, uint32_t nb,
+                            uint32_t seg, uint32_t *okeys, xyzz_t<F> *opts)
+{
+    uint32_t nseg = nb / seg;
+    if (g >= nwin * nseg) return;
+    uint32_t w = g / nseg, s = g - w * nseg;
+    uint32_t lo = s * seg;
+    const xyzz_t<F> *b = buckets + (size_t)w * nb;
+    xyzz_t<F> run = xyzz_t<F>::inf(), tot = xyzz_t<F>::inf();
+    for (int j = (int)(lo + seg) - 1; j >= (int)lo; j--) {
+        run.add(b[j]);
+        tot.add(run);
+    }
+    if (lo > 0 && !run.is_inf()) tot.add(run.mul_small(lo));
+    okeys[g] = w;
+    opts[g] = tot;
+}
+
+} // namespace msm
+} // namespace czk_gpu
+
+#endif /* CZK_CUDA_MSM_KERNELS_CUH */

@@ -1,0 +1,792 @@
+/*
+ * NTT over Fr on the GPU: pass plans, twiddle tables cached per GPU, the public transforms
+ * of include/czk/gpu.h and the fused Groth16 H step. The kernels, and why the passes look
+ * the way they do, are described in ntt.cuh.
+ *
+ * Multiplications per element for one transform of 2^27 points (3 passes of 9 bits): 12 in
+ * the butterflies (8 non-trivial stages of 9 per pass, half an element each), 2 to apply the
+ * boundary twiddles and 1 to form the first level's twiddle from its split table: 15, against
+ * 13.5 for the radix-2 count that the spec's 35 ms floor assumes. A coset shift or 1/n adds
+ * 1 (constant) or 2 (split table) in the first or last pass, never another pass over memory.
+ *
+ * Measured on an H200 (bench/bench_gpu_ntt.c, data on the device, median of 5): forward NR
+ * 2^24 5.36 ms, 2^26 22.5 ms, 2^27 46.1 ms (sppark 4.45 / 20.9 / 42.3); NN 2^27 53.4 ms, coset
+ * NN 58.3 ms (sppark 49.1); the Groth16 H step at 2^27 356 ms (bellperson, 7 transforms) and
+ * 297 ms (snarkjs, 6). The three passes of a 2^27 transform took 18.1, 15.6 and 12.4 ms (ncu)
+ * for 6, 5 and 4 multiplications per element: time follows the multiplication count, about
+ * 3.1 ms per multiplication per element (43 G Fr mul/s with the additions, against 52.2 for a
+ * bare multiply loop), with the IMAD pipe ~82% busy and 16 warps per SM (118 registers).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.cuh"
+#include "czk/alloc.h"
+#include "czk/gpu.h"
+#include "ntt.cuh"
+
+using czk_gpu::fr_t;
+using namespace czk_gpu::ntt;
+
+/* Kernel launches go through one macro so that a host harness can run them. */
+#ifndef CZK_NTT_LAUNCH
+#define CZK_NTT_LAUNCH(kern, grid, block, smem, stream, ...)                                   \
+    kern<<<(grid), (block), (smem), (stream)>>>(__VA_ARGS__)
+#endif
+
+namespace {
+
+constexpr unsigned MAX_GPUS = 16;
+constexpr unsigned MAX_PASSES = 3;
+/* Boundary twiddle levels of up to 2^20 entries (32 MB) are stored whole: one load instead
+ * of two loads and a multiplication. (A host harness may lower it to test the split form.) */
+#ifndef CZK_NTT_DIRECT_MAX
+#define CZK_NTT_DIRECT_MAX 20
+#endif
+constexpr unsigned DIRECT_MAX = CZK_NTT_DIRECT_MAX;
+/* Coset/scale tables cached per GPU (each at most 2 × 2^14 entries: 1 MB). */
+constexpr unsigned MAX_SCALES = 32;
+/* The element-wise kernels: enough blocks to fill an H200 several times over. */
+constexpr unsigned EW_THREADS = 256, EW_BLOCKS_MAX = 132 * 16;
+
+enum { FWD = 0, INV = 1 };
+
+/* ------------------------------------------------------------------------------------ */
+/* Plans                                                                                */
+/* ------------------------------------------------------------------------------------ */
+
+struct plan {
+    unsigned L, P, e;
+    unsigned k[MAX_PASSES], lo[MAX_PASSES]; /* pass 0 holds the top bits */
+};
+
+/*
+ * One pass up to 2^11 (a whole tile), two up to 2^22, three beyond. For a fixed number of
+ * passes the multiplication count does not depend on the split, so the split only has to
+ * keep strided passes at k <= 9 where it can (runs of >= 4 consecutive elements per group,
+ * 128 bytes) and the contiguous last pass at k <= 11.
+ */
+/* Tile size: TILE_LOG, or 8..TILE_LOG from CZK_GPU_NTT_TILE_LOG (a benchmarking knob). At
+ * 2^27 forward NR, 2^11-element tiles took 46.1 ms, 2^10 49.2 ms and 2^9 54.6 ms on an H200:
+ * the same 16 warps per SM either way (registers), but shorter contiguous runs per group. */
+unsigned tile_log()
+{
+    static unsigned v = 0;
+    if (v == 0) {
+        const char *env = getenv("CZK_GPU_NTT_TILE_LOG");
+        unsigned t = env != nullptr ? (unsigned)strtoul(env, nullptr, 10) : TILE_LOG;
+        v = t >= 8 && t <= TILE_LOG ? t : TILE_LOG;
+    }
+    return v;
+}
+
+plan make_plan(unsigned L)
+{
+    unsigned tl = tile_log();
+    if (L > 3 * tl) tl = TILE_LOG;
+    plan p{};
+    p.L = L;
+    if (L <= tl) {
+        p.P = 1;
+        p.e = L;
+        p.k[0] = L;
+        return p;
+    }
+    p.e = tl;
+    if (L <= 2 * tl) {
+        p.P = 2;
+        p.k[1] = (L + 1) / 2;
+        p.k[0] = L / 2;
+        p.lo[0] = p.k[1];
+        return p;
+    }
+    p.P = 3;
+    unsigned base = L / 3, rem = L % 3;
+    p.k[0] = base;
+    p.k[1] = base + (rem == 2);
+    p.k[2] = base + (rem >= 1);
+    p.lo[1] = p.k[2];
+    p.lo[0] = p.k[1] + p.k[2];
+    return p;
+}
+
+/*
+ * Rounds of a pass: transform bits in chunks of three, DIF from the top, DIT from the
+ * bottom. A short chunk is padded with the lowest other tile bits, which only decides how
+ * the elements are spread over threads.
+ */
+void set_rounds(pass_params &pp, bool dit)
+{
+    const unsigned k = pp.k, e = pp.e, joff = pp.lo == 0 ? 0 : e - k;
+    pp.nrounds = (k + 2) / 3;
+    for (unsigned r = 0; r < pp.nrounds; r++) {
+        unsigned b_lo, b_hi;
+        if (dit) {
+            b_lo = 3 * r;
+            b_hi = b_lo + 3 < k ? b_lo + 3 : k;
+        } else {
+            b_hi = k - 3 * r;
+            b_lo = b_hi >= 3 ? b_hi - 3 : 0;
+        }
+        bool used[32] = {};
+        for (unsigned b = b_lo; b < b_hi; b++) used[b + joff] = true;
+        unsigned need = 3 - (b_hi - b_lo);
+        for (unsigned s = 0; need > 0 && s < e; s++)
+            if (!used[s]) used[s] = true, need--;
+        uint32_t d = 0, q = 0, act = 0;
+        for (unsigned s = 0; s < e && q < 3; s++) {
+            if (!used[s]) continue;
+            d |= (uint32_t)s << (8 * q);
+            if (s >= b_lo + joff && s < b_hi + joff) act |= 1u << q;
+            q++;
+        }
+        pp.round[r] = d | (act << 24);
+    }
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Per-GPU tables                                                                       */
+/* ------------------------------------------------------------------------------------ */
+
+struct dev_table {
+    fr_t *lo, *hi;
+    unsigned h;
+    pow_table view() const { return {lo, hi, h}; }
+};
+
+struct dom_entry {
+    bool ready;
+    dev_table lv[2][MAX_PASSES - 1]; /* [direction][level]: boundary twiddles of pass level */
+};
+
+struct scale_entry {
+    unsigned L;
+    czk_fr g, c;
+    dev_table t;
+};
+
+struct gpu_state {
+    bool init;
+    fr_t *inner[2][2]; /* [family][direction] */
+    dom_entry dom[2][CZK_GPU_NTT_MAX_LOG + 1];
+    scale_entry scales[MAX_SCALES];
+    unsigned nscales;
+};
+
+gpu_state g_states[MAX_GPUS];
+pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Device memory running out is CZK_ERESOURCE, as for the MSM. */
+czk_status dev_alloc(fr_t **p, size_t count, czk_err *err)
+{
+    void *q = nullptr;
+    cudaError_t e = cudaMalloc(&q, count * sizeof(fr_t));
+    if (e != cudaSuccess) {
+        *p = nullptr;
+        (void)cudaGetLastError();
+        return czk_err_set(err, e == cudaErrorMemoryAllocation ? CZK_ERESOURCE : CZK_ECUDA,
+                           "gpu ntt: cudaMalloc of %zu bytes failed: %s (%s)",
+                           count * sizeof(fr_t), cudaGetErrorString(e), cudaGetErrorName(e));
+    }
+    *p = static_cast<fr_t *>(q);
+    return CZK_OK;
+}
+
+void dev_free(fr_t *p)
+{
+    if (p != nullptr) (void)cudaFree(p);
+}
+
+void table_free(dev_table *t)
+{
+    dev_free(t->lo);
+    dev_free(t->hi);
+    *t = dev_table{};
+}
+
+/* out[i] = first·step^i, i < n (host). */
+void host_powers(czk_fr *out, size_t n, const czk_fr &first, const czk_fr &step)
+{
+    if (n == 0) return;
+    out[0] = first;
+    for (size_t i = 1; i < n; i++) czk_fr_mul(&out[i], &out[i - 1], &step);
+}
+
+czk_status upload(fr_t **dst, const czk_fr *src, size_t n, czk_err *err)
+{
+    czk_status st = dev_alloc(dst, n, err);
+    if (st != CZK_OK) return st;
+    cudaError_t e = cudaMemcpy(*dst, src, n * sizeof(czk_fr), cudaMemcpyHostToDevice);
+    if (e != cudaSuccess) {
+        dev_free(*dst);
+        *dst = nullptr;
+        CZK_CUDA_TRY(err, e);
+    }
+    return CZK_OK;
+}
+
+/*
+ * The table of c·w^e for e < 2^M: whole when M <= direct_max, else split at h = ceil(M/2)
+ * into lo[i] = w^i and hi[i] = c·w^(i·2^h).
+ */
+czk_status build_table(dev_table *out, const czk_fr &w, const czk_fr &c, unsigned M,
+                       unsigned direct_max, czk_err *err)
+{
+    *out = dev_table{};
+    bool whole = M <= direct_max;
+    unsigned h = whole ? M : (M + 1) / 2;
+    size_t nlo = (size_t)1 << h, nhi = whole ? 0 : (size_t)1 << (M - h);
+    czk_fr *buf = static_cast<czk_fr *>(czk_malloc((nlo > nhi ? nlo : nhi) * sizeof(czk_fr)));
+    if (buf == nullptr) return czk_err_set(err, CZK_ENOMEM, "gpu ntt: out of host memory");
+    czk_status st;
+    if (whole) {
+        host_powers(buf, nlo, c, w);
+        st = upload(&out->lo, buf, nlo, err);
+    } else {
+        host_powers(buf, nlo, CZK_FR_ONE, w);
+        st = upload(&out->lo, buf, nlo, err);
+        if (st == CZK_OK) {
+            czk_fr wh = w;
+            for (unsigned i = 0; i < h; i++) czk_fr_sqr(&wh, &wh);
+            host_powers(buf, nhi, c, wh);
+            st = upload(&out->hi, buf, nhi, err);
+        }
+        out->h = h;
+    }
+    czk_free(buf);
+    if (st != CZK_OK) table_free(out);
+    return st;
+}
+
+/* Primitive 2^log-th root of a family, or its inverse. */
+czk_fr family_root(czk_roots fam, unsigned log, int dir)
+{
+    czk_fr w;
+    czk_fr_root_of_unity(&w, log, fam);
+    if (dir == INV) czk_fr_inv(&w, &w);
+    return w;
+}
+
+czk_roots family_of(int f) { return f == 0 ? CZK_ROOTS_BELLPERSON : CZK_ROOTS_SNARKJS; }
+
+void state_free(gpu_state *st)
+{
+    for (int f = 0; f < 2; f++)
+        for (int d = 0; d < 2; d++) dev_free(st->inner[f][d]);
+    for (int f = 0; f < 2; f++)
+        for (unsigned L = 0; L <= CZK_GPU_NTT_MAX_LOG; L++)
+            for (int d = 0; d < 2; d++)
+                for (unsigned l = 0; l + 1 < MAX_PASSES; l++) table_free(&st->dom[f][L].lv[d][l]);
+    for (unsigned i = 0; i < st->nscales; i++) table_free(&st->scales[i].t);
+    memset(static_cast<void *>(st), 0, sizeof *st);
+}
+
+/* Under g_lock, with the GPU current. */
+czk_status state_init(gpu_state *st, czk_err *err)
+{
+    if (st->init) return CZK_OK;
+    size_t smem = (size_t)smem_words(TILE_LOG) * sizeof(uint4);
+    CZK_CUDA_TRY(err, cudaFuncSetAttribute(ntt_pass<false>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    CZK_CUDA_TRY(err, cudaFuncSetAttribute(ntt_pass<true>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    czk_fr *buf = static_cast<czk_fr *>(czk_malloc(INNER_SIZE * sizeof(czk_fr)));
+    if (buf == nullptr) return czk_err_set(err, CZK_ENOMEM, "gpu ntt: out of host memory");
+    czk_status st_ = CZK_OK;
+    for (int f = 0; f < 2 && st_ == CZK_OK; f++)
+        for (int d = 0; d < 2 && st_ == CZK_OK; d++) {
+            host_powers(buf, INNER_SIZE, CZK_FR_ONE, family_root(family_of(f), INNER_LOG, d));
+            st_ = upload(&st->inner[f][d], buf, INNER_SIZE, err);
+        }
+    czk_free(buf);
+    if (st_ != CZK_OK) {
+        state_free(st);
+        return st_;
+    }
+    st->init = true;
+    return CZK_OK;
+}
+
+/* Boundary twiddles of every level of the plan of 2^L, both directions (under g_lock). */
+czk_status domain_init(gpu_state *st, int f, unsigned L, czk_err *err)
+{
+    dom_entry *de = &st->dom[f][L];
+    if (de->ready) return CZK_OK;
+    plan pl = make_plan(L);
+    for (int d = 0; d < 2; d++)
+        for (unsigned l = 0; l + 1 < pl.P; l++) {
+            unsigned M = pl.lo[l] + pl.k[l];
+            czk_status s = build_table(&de->lv[d][l], family_root(family_of(f), M, d), CZK_FR_ONE,
+                                       M, DIRECT_MAX, err);
+            if (s != CZK_OK) {
+                for (int d2 = 0; d2 < 2; d2++)
+                    for (unsigned l2 = 0; l2 + 1 < MAX_PASSES; l2++) table_free(&de->lv[d2][l2]);
+                return s;
+            }
+        }
+    de->ready = true;
+    return CZK_OK;
+}
+
+/* A scale table c·g^e, e < 2^L, from the cache or freshly built (*owned: caller frees). */
+czk_status scale_get(gpu_state *st, unsigned L, const czk_fr &g, const czk_fr &c, dev_table *out,
+                     bool *owned, czk_err *err)
+{
+    *owned = false;
+    pthread_mutex_lock(&g_lock);
+    for (unsigned i = 0; i < st->nscales; i++) {
+        const scale_entry &s = st->scales[i];
+        if (s.L == L && czk_fr_eq(&s.g, &g) && czk_fr_eq(&s.c, &c)) {
+            *out = s.t;
+            pthread_mutex_unlock(&g_lock);
+            return CZK_OK;
+        }
+    }
+    /* Always split: the table is read once per element, and 2^L entries would cost as much
+     * memory as the vector. */
+    czk_status rc = build_table(out, g, c, L, 0, err);
+    if (rc == CZK_OK) {
+        if (st->nscales < MAX_SCALES) {
+            st->scales[st->nscales++] = scale_entry{L, g, c, *out};
+        } else {
+            *owned = true;
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+    return rc;
+}
+
+/* Make GPU `gpu` current and its tables for (family, L) ready. */
+czk_status acquire(int gpu, int f, unsigned L, gpu_state **out, czk_err *err)
+{
+    CZK_CUDA_TRY(err, cudaSetDevice(gpu));
+    gpu_state *st = &g_states[gpu];
+    pthread_mutex_lock(&g_lock);
+    czk_status rc = state_init(st, err);
+    if (rc == CZK_OK) rc = domain_init(st, f, L, err);
+    pthread_mutex_unlock(&g_lock);
+    *out = st;
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Running the network                                                                  */
+/* ------------------------------------------------------------------------------------ */
+
+struct scale_spec {
+    uint32_t mode_in, mode_out;
+    pow_table tab;
+    fr_t cst;
+};
+
+scale_spec no_scale()
+{
+    scale_spec s{};
+    s.cst = fr_t::one();
+    return s;
+}
+
+/* All passes of the DIF (natural in, bit-reversed out) or DIT (bit-reversed in, natural
+ * out) network of direction dir; the scale's input mode applies to the first pass run, its
+ * output mode to the last. */
+czk_status run_network(const gpu_state *st, fr_t *v, const plan &pl, int f, int dir, bool dit,
+                       const scale_spec &sc, cudaStream_t s, czk_err *err)
+{
+    const dom_entry &de = st->dom[f][pl.L];
+    for (unsigned step = 0; step < pl.P; step++) {
+        unsigned p = dit ? pl.P - 1 - step : step;
+        pass_params pp{};
+        pp.v = v;
+        pp.inner = st->inner[f][dir];
+        pp.lg_n = pl.L;
+        pp.lo = pl.lo[p];
+        pp.k = pl.k[p];
+        pp.e = pl.e;
+        if (p + 1 < pl.P) pp.tw = de.lv[dir][p].view();
+        pp.sc = sc.tab;
+        pp.sc_const = sc.cst;
+        pp.scale_in = step == 0 ? sc.mode_in : SCALE_NONE;
+        pp.scale_out = step + 1 == pl.P ? sc.mode_out : SCALE_NONE;
+        set_rounds(pp, dit);
+        unsigned blocks = 1u << (pl.L - pl.e), threads = 1u << (pl.e - 3);
+        size_t smem = (size_t)smem_words(pl.e) * sizeof(uint4);
+        if (dit)
+            CZK_NTT_LAUNCH(ntt_pass<true>, blocks, threads, smem, s, pp);
+        else
+            CZK_NTT_LAUNCH(ntt_pass<false>, blocks, threads, smem, s, pp);
+        CZK_CUDA_TRY_LAUNCH(err);
+    }
+    return CZK_OK;
+}
+
+unsigned ew_blocks(unsigned L)
+{
+    size_t b = (((size_t)1 << L) + EW_THREADS - 1) / EW_THREADS;
+    return b < EW_BLOCKS_MAX ? (unsigned)b : EW_BLOCKS_MAX;
+}
+
+/* The NN orders' extra pass: 7.3 ms at 2^27 on an H200 (53.4 vs 46.1 ms for NR), since each
+ * thread swaps two scattered 32-byte elements; a tiled permutation through shared memory
+ * would be the next step if NN transforms matter. */
+czk_status run_bitrev(fr_t *v, unsigned L, cudaStream_t s, czk_err *err)
+{
+    CZK_NTT_LAUNCH(bitrev_permute, ew_blocks(L), EW_THREADS, 0, s, v, L);
+    CZK_CUDA_TRY_LAUNCH(err);
+    return CZK_OK;
+}
+
+czk_fr fr_inv_n(unsigned L)
+{
+    czk_fr n, r;
+    czk_fr_from_u64(&n, (uint64_t)1 << L);
+    czk_fr_inv(&r, &n);
+    return r;
+}
+
+/* One transform on device data; a freshly built scale table goes to *tmp (caller frees
+ * after the stream is done with it). */
+czk_status transform(gpu_state *st, fr_t *v, unsigned L, int f, czk_gpu_ntt_kind kind,
+                     const czk_fr *shift, czk_gpu_ntt_order order, cudaStream_t s,
+                     dev_table *tmp, czk_err *err)
+{
+    *tmp = dev_table{};
+    const plan pl = make_plan(L);
+    const bool inverse = kind == CZK_GPU_NTT_INVERSE || kind == CZK_GPU_NTT_COSET_INVERSE;
+    const int dir = inverse ? INV : FWD;
+    const bool dit = order == CZK_GPU_NTT_RN;
+    scale_spec sc = no_scale();
+    if (kind == CZK_GPU_NTT_INVERSE) {
+        sc.cst = czk_gpu::fr_from(fr_inv_n(L));
+        sc.mode_out = SCALE_CONST;
+    } else if (kind == CZK_GPU_NTT_COSET_FORWARD || kind == CZK_GPU_NTT_COSET_INVERSE) {
+        /* Forward: coefficient i times g^i, on the input. Inverse: coefficient i times
+         * g^-i/n, on the output. Coefficients are in natural order on the DIF side and
+         * bit-reversed on the DIT side. */
+        czk_fr g = *shift, c = CZK_FR_ONE;
+        if (inverse) {
+            czk_fr_inv(&g, &g);
+            c = fr_inv_n(L);
+        }
+        dev_table t;
+        bool owned;
+        czk_status rc = scale_get(st, L, g, c, &t, &owned, err);
+        if (rc != CZK_OK) return rc;
+        if (owned) *tmp = t;
+        sc.tab = t.view();
+        uint32_t mode = (inverse != dit) ? SCALE_BITREV : SCALE_NATURAL;
+        (inverse ? sc.mode_out : sc.mode_in) = mode;
+    }
+    czk_status rc = run_network(st, v, pl, f, dir, dit, sc, s, err);
+    if (rc == CZK_OK && order == CZK_GPU_NTT_NN) rc = run_bitrev(v, L, s, err);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Groth16 H                                                                            */
+/* ------------------------------------------------------------------------------------ */
+
+/* Everything the H step needs besides the vectors. */
+struct h_ctx {
+    gpu_state *st;
+    plan pl;
+    int f;
+    bool bell;
+    dev_table sa, sbc, sfin; /* scale tables: a; b and c; the final coset inverse */
+    bool own_a, own_bc, own_fin;
+};
+
+void h_ctx_release(h_ctx *x)
+{
+    if (x->own_a) table_free(&x->sa);
+    if (x->own_bc) table_free(&x->sbc);
+    if (x->own_fin) table_free(&x->sfin);
+    x->own_a = x->own_bc = x->own_fin = false;
+}
+
+bool h_ctx_owns(const h_ctx *x) { return x->own_a || x->own_bc || x->own_fin; }
+
+/*
+ * Constants. Every vector's inverse transform ends with the coset scaling g^i/n; for
+ * snarkjs, b and c also take a factor R^-1 so that the Montgomery product a·b and the
+ * difference with c come out as canonical integers; for bellperson the final coset inverse
+ * carries g^-i · 1/n · 1/(g^m - 1) · R^-1, which leaves canonical limbs as well. (R^-1 in
+ * Montgomery form is the integer 1.)
+ */
+czk_status h_ctx_init(h_ctx *x, int gpu, unsigned L, czk_h_convention conv, czk_err *err)
+{
+    memset(static_cast<void *>(x), 0, sizeof *x);
+    x->bell = conv == CZK_H_BELLPERSON;
+    x->f = x->bell ? 0 : 1;
+    x->pl = make_plan(L);
+    czk_status rc = acquire(gpu, x->f, L, &x->st, err);
+    if (rc != CZK_OK) return rc;
+    czk_fr g, n_inv = fr_inv_n(L), r_inv = {{1, 0, 0, 0}};
+    if (x->bell) {
+        czk_fr_from_u64(&g, 7);
+    } else {
+        czk_fr_root_of_unity(&g, L + 1, CZK_ROOTS_SNARKJS);
+    }
+    rc = scale_get(x->st, L, g, n_inv, &x->sa, &x->own_a, err);
+    if (rc != CZK_OK) return rc;
+    if (x->bell) {
+        x->sbc = x->sa;
+        czk_fr gm = g, ginv, c;
+        for (unsigned i = 0; i < L; i++) czk_fr_sqr(&gm, &gm);
+        czk_fr_sub(&gm, &gm, &CZK_FR_ONE);
+        czk_fr_inv(&c, &gm);
+        czk_fr_mul(&c, &c, &n_inv);
+        czk_fr_mul(&c, &c, &r_inv);
+        czk_fr_inv(&ginv, &g);
+        rc = scale_get(x->st, L, ginv, c, &x->sfin, &x->own_fin, err);
+    } else {
+        czk_fr c;
+        czk_fr_mul(&c, &n_inv, &r_inv);
+        rc = scale_get(x->st, L, g, c, &x->sbc, &x->own_bc, err);
+    }
+    if (rc != CZK_OK) h_ctx_release(x);
+    return rc;
+}
+
+/* Row evaluations -> (inverse transform, coset scaling) -> evaluations on the coset. The
+ * inverse runs DIF and leaves bit-reversed coefficients, which the forward DIT takes as
+ * they are. */
+czk_status h_prepare(const h_ctx *x, fr_t *v, int which, cudaStream_t s, czk_err *err)
+{
+    scale_spec sc = no_scale();
+    sc.mode_out = SCALE_BITREV;
+    sc.tab = (which == 0 ? x->sa : x->sbc).view();
+    czk_status rc = run_network(x->st, v, x->pl, x->f, INV, false, sc, s, err);
+    if (rc != CZK_OK) return rc;
+    return run_network(x->st, v, x->pl, x->f, FWD, true, no_scale(), s, err);
+}
+
+/* a·b - c, and for bellperson the coset inverse transform with the division by Z. */
+czk_status h_finish(const h_ctx *x, fr_t *a, const fr_t *b, const fr_t *c, cudaStream_t s,
+                    czk_err *err)
+{
+    const unsigned L = x->pl.L;
+    CZK_NTT_LAUNCH(abc_combine, ew_blocks(L), EW_THREADS, 0, s, a, b, c, L, x->bell);
+    CZK_CUDA_TRY_LAUNCH(err);
+    if (!x->bell) return CZK_OK;
+    scale_spec sc = no_scale();
+    sc.mode_out = SCALE_NATURAL;
+    sc.tab = x->sfin.view();
+    return run_network(x->st, a, x->pl, x->f, INV, true, sc, s, err);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Argument checks                                                                      */
+/* ------------------------------------------------------------------------------------ */
+
+czk_status check_gpu(int gpu, czk_err *err)
+{
+    int n = czk_gpu_count();
+    if (gpu < 0 || gpu >= n || gpu >= (int)MAX_GPUS)
+        return czk_err_set(err, CZK_ENOGPU, "gpu ntt: GPU %d: %d device(s) present", gpu, n);
+    return CZK_OK;
+}
+
+czk_status check_log(unsigned log_n, czk_err *err)
+{
+    if (log_n < CZK_GPU_NTT_MIN_LOG || log_n > CZK_GPU_NTT_MAX_LOG)
+        return czk_err_set(err, CZK_EINVAL, "gpu ntt: log_n %u outside %u..%u", log_n,
+                           CZK_GPU_NTT_MIN_LOG, CZK_GPU_NTT_MAX_LOG);
+    return CZK_OK;
+}
+
+czk_status check_ntt_args(int gpu, const void *v, unsigned log_n, czk_roots roots,
+                          czk_gpu_ntt_kind kind, const czk_fr *shift, czk_gpu_ntt_order order,
+                          czk_err *err)
+{
+    czk_status rc = check_gpu(gpu, err);
+    if (rc != CZK_OK) return rc;
+    if ((rc = check_log(log_n, err)) != CZK_OK) return rc;
+    if (v == nullptr) return czk_err_set(err, CZK_EINVAL, "gpu ntt: NULL vector");
+    if (roots != CZK_ROOTS_BELLPERSON && roots != CZK_ROOTS_SNARKJS)
+        return czk_err_set(err, CZK_EINVAL, "gpu ntt: unknown root family %d", (int)roots);
+    if ((unsigned)kind > CZK_GPU_NTT_COSET_INVERSE)
+        return czk_err_set(err, CZK_EINVAL, "gpu ntt: unknown transform %d", (int)kind);
+    if ((unsigned)order > CZK_GPU_NTT_RN)
+        return czk_err_set(err, CZK_EINVAL, "gpu ntt: unknown order %d", (int)order);
+    if (kind == CZK_GPU_NTT_COSET_FORWARD || kind == CZK_GPU_NTT_COSET_INVERSE) {
+        if (shift == nullptr || czk_fr_is_zero(shift))
+            return czk_err_set(err, CZK_EINVAL, "gpu ntt: a coset needs a nonzero shift");
+    }
+    return CZK_OK;
+}
+
+czk_status check_h_args(int gpu, const void *a, const void *b, const void *c, unsigned log_m,
+                        czk_h_convention conv, czk_err *err)
+{
+    czk_status rc = check_gpu(gpu, err);
+    if (rc != CZK_OK) return rc;
+    if ((rc = check_log(log_m, err)) != CZK_OK) return rc;
+    if (a == nullptr || b == nullptr || c == nullptr)
+        return czk_err_set(err, CZK_EINVAL, "gpu groth16 h: NULL vector");
+    if (conv != CZK_H_BELLPERSON && conv != CZK_H_SNARKJS)
+        return czk_err_set(err, CZK_EINVAL, "gpu groth16 h: unknown convention %d", (int)conv);
+    return CZK_OK;
+}
+
+/* Host-API work on device buffers that the caller allocated and frees. */
+czk_status ntt_host_body(gpu_state *st, czk_fr *v, fr_t *d, unsigned L, int f,
+                         czk_gpu_ntt_kind kind, const czk_fr *shift, cudaStream_t s,
+                         dev_table *tmp, czk_err *err)
+{
+    size_t bytes = ((size_t)1 << L) * sizeof(czk_fr);
+    CZK_CUDA_TRY(err, cudaMemcpyAsync(d, v, bytes, cudaMemcpyHostToDevice, s));
+    czk_status rc = transform(st, d, L, f, kind, shift, CZK_GPU_NTT_NN, s, tmp, err);
+    if (rc != CZK_OK) return rc;
+    CZK_CUDA_TRY(err, cudaMemcpyAsync(v, d, bytes, cudaMemcpyDeviceToHost, s));
+    CZK_CUDA_TRY(err, cudaStreamSynchronize(s));
+    return CZK_OK;
+}
+
+/* Copies on one stream, transforms on another, so that b and c arrive while a is being
+ * transformed. */
+czk_status h_host_body(const h_ctx *x, czk_fr *const host[3], fr_t *const dev[3],
+                       cudaStream_t s, cudaStream_t cs, cudaEvent_t ev[3], size_t h_len,
+                       czk_err *err)
+{
+    size_t bytes = ((size_t)1 << x->pl.L) * sizeof(czk_fr);
+    for (int i = 0; i < 3; i++) {
+        CZK_CUDA_TRY(err, cudaMemcpyAsync(dev[i], host[i], bytes, cudaMemcpyHostToDevice, cs));
+        CZK_CUDA_TRY(err, cudaEventRecord(ev[i], cs));
+    }
+    for (int i = 0; i < 3; i++) {
+        CZK_CUDA_TRY(err, cudaStreamWaitEvent(s, ev[i], 0));
+        czk_status rc = h_prepare(x, dev[i], i, s, err);
+        if (rc != CZK_OK) return rc;
+    }
+    czk_status rc = h_finish(x, dev[0], dev[1], dev[2], s, err);
+    if (rc != CZK_OK) return rc;
+    CZK_CUDA_TRY(err, cudaMemcpyAsync(host[0], dev[0], h_len * sizeof(czk_fr),
+                                      cudaMemcpyDeviceToHost, s));
+    CZK_CUDA_TRY(err, cudaStreamSynchronize(s));
+    return CZK_OK;
+}
+
+} // namespace
+
+/* ------------------------------------------------------------------------------------ */
+/* Public API                                                                           */
+/* ------------------------------------------------------------------------------------ */
+
+extern "C" czk_status czk_gpu_ntt_dev(int gpu, czk_fr *v_dev, unsigned log_n, czk_roots roots,
+                                      czk_gpu_ntt_kind kind, const czk_fr *shift,
+                                      czk_gpu_ntt_order order, void *stream, czk_err *err)
+{
+    czk_status rc = check_ntt_args(gpu, v_dev, log_n, roots, kind, shift, order, err);
+    if (rc != CZK_OK) return rc;
+    int f = roots == CZK_ROOTS_BELLPERSON ? 0 : 1;
+    gpu_state *st;
+    if ((rc = acquire(gpu, f, log_n, &st, err)) != CZK_OK) return rc;
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    dev_table tmp;
+    rc = transform(st, reinterpret_cast<fr_t *>(v_dev), log_n, f, kind, shift, order, s, &tmp,
+                   err);
+    if (tmp.lo != nullptr) {
+        /* A scale table that did not fit the cache: free it once the stream is done. */
+        cudaError_t e = cudaStreamSynchronize(s);
+        table_free(&tmp);
+        if (rc == CZK_OK) CZK_CUDA_TRY(err, e);
+    }
+    return rc;
+}
+
+extern "C" czk_status czk_gpu_ntt(int gpu, czk_fr *v, unsigned log_n, czk_roots roots,
+                                  czk_gpu_ntt_kind kind, const czk_fr *shift, czk_err *err)
+{
+    czk_status rc = check_ntt_args(gpu, v, log_n, roots, kind, shift, CZK_GPU_NTT_NN, err);
+    if (rc != CZK_OK) return rc;
+    int f = roots == CZK_ROOTS_BELLPERSON ? 0 : 1;
+    gpu_state *st;
+    if ((rc = acquire(gpu, f, log_n, &st, err)) != CZK_OK) return rc;
+    fr_t *d = nullptr;
+    if ((rc = dev_alloc(&d, (size_t)1 << log_n, err)) != CZK_OK) return rc;
+    cudaStream_t s = nullptr;
+    cudaError_t e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    dev_table tmp{};
+    if (e != cudaSuccess) {
+        rc = czk_err_set(err, CZK_ECUDA, "gpu ntt: cudaStreamCreateWithFlags failed: %s",
+                         cudaGetErrorString(e));
+    } else {
+        rc = ntt_host_body(st, v, d, log_n, f, kind, shift, s, &tmp, err);
+        (void)cudaStreamSynchronize(s);
+        (void)cudaStreamDestroy(s);
+    }
+    table_free(&tmp);
+    dev_free(d);
+    return rc;
+}
+
+extern "C" czk_status czk_gpu_groth16_h_dev(int gpu, czk_fr *a_dev, czk_fr *b_dev,
+                                            czk_fr *c_dev, unsigned log_m,
+                                            czk_h_convention conv, void *stream, czk_err *err)
+{
+    czk_status rc = check_h_args(gpu, a_dev, b_dev, c_dev, log_m, conv, err);
+    if (rc != CZK_OK) return rc;
+    h_ctx x;
+    if ((rc = h_ctx_init(&x, gpu, log_m, conv, err)) != CZK_OK) return rc;
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    fr_t *v[3] = {reinterpret_cast<fr_t *>(a_dev), reinterpret_cast<fr_t *>(b_dev),
+                  reinterpret_cast<fr_t *>(c_dev)};
+    for (int i = 0; i < 3 && rc == CZK_OK; i++) rc = h_prepare(&x, v[i], i, s, err);
+    if (rc == CZK_OK) rc = h_finish(&x, v[0], v[1], v[2], s, err);
+    if (h_ctx_owns(&x)) {
+        cudaError_t e = cudaStreamSynchronize(s);
+        h_ctx_release(&x);
+        if (rc == CZK_OK) CZK_CUDA_TRY(err, e);
+    }
+    return rc;
+}
+
+extern "C" czk_status czk_gpu_groth16_h(int gpu, czk_fr *a, czk_fr *b, czk_fr *c,
+                                        unsigned log_m, czk_h_convention conv, size_t *h_len,
+                                        czk_err *err)
+{
+    czk_status rc = check_h_args(gpu, a, b, c, log_m, conv, err);
+    if (rc != CZK_OK) return rc;
+    const size_t m = (size_t)1 << log_m;
+    const size_t hl = conv == CZK_H_BELLPERSON ? m - 1 : m;
+    h_ctx x;
+    if ((rc = h_ctx_init(&x, gpu, log_m, conv, err)) != CZK_OK) return rc;
+
+    fr_t *dev[3] = {nullptr, nullptr, nullptr};
+    cudaStream_t s = nullptr, cs = nullptr;
+    cudaEvent_t ev[3] = {nullptr, nullptr, nullptr};
+    for (int i = 0; i < 3 && rc == CZK_OK; i++) rc = dev_alloc(&dev[i], m, err);
+    if (rc == CZK_OK) {
+        cudaError_t e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+        if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking);
+        for (int i = 0; i < 3 && e == cudaSuccess; i++)
+            e = cudaEventCreateWithFlags(&ev[i], cudaEventDisableTiming);
+        if (e != cudaSuccess)
+            rc = czk_err_set(err, CZK_ECUDA, "gpu groth16 h: stream/event creation failed: %s",
+                             cudaGetErrorString(e));
+    }
+    if (rc == CZK_OK) {
+        czk_fr *host[3] = {a, b, c};
+        rc = h_host_body(&x, host, dev, s, cs, ev, hl, err);
+    }
+    /* Whatever happened, nothing may still be using the buffers when they are freed. */
+    if (s != nullptr) (void)cudaStreamSynchronize(s);
+    if (cs != nullptr) (void)cudaStreamSynchronize(cs);
+    for (int i = 0; i < 3; i++)
+        if (ev[i] != nullptr) (void)cudaEventDestroy(ev[i]);
+    if (s != nullptr) (void)cudaStreamDestroy(s);
+    if (cs != nullptr) (void)cudaStreamDestroy(cs);
+    for (int i = 0; i < 3; i++) dev_free(dev[i]);
+    h_ctx_release(&x);
+    if (rc == CZK_OK && h_len != nullptr) *h_len = hl;
+    return rc;
+}
+
+extern "C" void czk_gpu_ntt_release(int gpu)
+{
+    if (gpu < 0 || gpu >= (int)MAX_GPUS) return;
+    pthread_mutex_lock(&g_lock);
+    if (g_states[gpu].init && cudaSetDevice(gpu) == cudaSuccess) state_free(&g_states[gpu]);
+    pthread_mutex_unlock(&g_lock);
+}
