@@ -98,6 +98,16 @@ CZK_API czk_status czk_groth16_prove(czk_groth16_proof *out, const czk_groth16_p
                                      czk_err *err);
 
 /**
+ * Prove n circuits of the same key (the partitions of one sector) with one set of twiddle
+ * tables; r and s are arrays of n blinding scalars or NULL for fresh ones. `timings` gets
+ * the sums over the batch. An error names the circuit.
+ */
+CZK_API czk_status czk_groth16_prove_batch(czk_groth16_proof *out, const czk_groth16_params *pk,
+                                           const czk_groth16_assignment *asgs, size_t n,
+                                           const czk_fr *r, const czk_fr *s, czk_pool *pool,
+                                           czk_groth16_timings *timings, czk_err *err);
+
+/**
  * The H scalars of one assignment (after the transforms), canonical: m−1 for bellperson,
  * n for snarkjs. Exposed for tests that compare the NTT stage against a reference.
  */
@@ -208,6 +218,17 @@ CZK_API czk_status czk_zkey_read_file(czk_groth16_params *pk, czk_r1cs *ab, cons
  *  NULL) decodes the points in parallel. */
 CZK_API czk_status czk_zkey_read_file_ex(czk_groth16_params *pk, czk_r1cs *ab, const char *path,
                                          bool check_subgroup, czk_pool *pool, czk_err *err);
+
+/**
+ * INSECURE, for tests and benchmarks only: write a Groth16 .zkey in snarkjs's layout for
+ * `r1cs` (which needs its C matrix) from random toxic waste that is discarded, with γ = 1
+ * as snarkjs has and an empty contributions section. snarkjs proves and verifies with it.
+ * `vk_out` (may be NULL) gets the verifying key, IC included (czk_groth16_vk_free).
+ */
+CZK_API czk_status czk_groth16_setup_zkey(const char *path, const czk_r1cs *r1cs,
+                                          czk_groth16_vk *vk_out, czk_pool *pool,
+                                          czk_progress_fn progress, void *progress_ctx,
+                                          czk_err *err);
 
 /**
  * snarkjs JSON: proof.json, public.json, verification_key.json (read and write). Readers

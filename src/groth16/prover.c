@@ -7,6 +7,7 @@
 #include "czk/groth16.h"
 #include "czk/ntt.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -57,12 +58,18 @@ static void to_scalar_task(void *p, size_t t, unsigned w)
 
 static size_t nchunks(size_t n) { return (n + CHUNK - 1) / CHUNK; }
 
+static czk_roots domain_roots(const czk_groth16_params *pk)
+{
+    return pk->conv == CZK_H_BELLPERSON ? CZK_ROOTS_BELLPERSON : CZK_ROOTS_SNARKJS;
+}
+
 /*
  * Transform a, b, c (row evaluations, zero-padded to m) into the H scalars in a[0..h_len):
  * canonical limbs, ready for the MSM against pk->h.
  */
 static czk_status compute_h(const czk_groth16_params *pk, const czk_groth16_assignment *asg,
-                            size_t *h_len, czk_pool *pool, czk_err *err)
+                            const czk_ntt_domain *shared, size_t *h_len, czk_pool *pool,
+                            czk_err *err)
 {
     const size_t m = (size_t)1 << pk->log_m;
     size_t rows = asg->n_rows;
@@ -88,10 +95,13 @@ static czk_status compute_h(const czk_groth16_params *pk, const czk_groth16_assi
         asg->c[i] = CZK_FR_ZERO;
     }
 
-    czk_ntt_domain *d = NULL;
-    czk_roots family = pk->conv == CZK_H_BELLPERSON ? CZK_ROOTS_BELLPERSON : CZK_ROOTS_SNARKJS;
-    czk_status st = czk_ntt_domain_create(&d, pk->log_m, family, err);
-    if (st != CZK_OK) return st;
+    czk_ntt_domain *own = NULL;
+    const czk_ntt_domain *d = shared;
+    if (d == NULL) {
+        czk_status st = czk_ntt_domain_create(&own, pk->log_m, domain_roots(pk), err);
+        if (st != CZK_OK) return st;
+        d = own;
+    }
 
     czk_fr g;
     struct abc_ctx x = {asg->a, asg->b, asg->c, m, CZK_FR_ONE, false};
@@ -121,7 +131,7 @@ static czk_status compute_h(const czk_groth16_params *pk, const czk_groth16_assi
     } else {
         *h_len = m;
     }
-    czk_ntt_domain_destroy(d);
+    czk_ntt_domain_destroy(own);
     struct conv_ctx cc = {asg->a, *h_len};
     czk_pool_run(pool, nchunks(*h_len), to_scalar_task, &cc);
     return CZK_OK;
@@ -171,16 +181,16 @@ czk_status czk_groth16_compute_h(czk_scalar *h_out, size_t *h_len, const czk_gro
 {
     czk_status st = check_shapes(pk, asg, err);
     if (st != CZK_OK) return st;
-    st = compute_h(pk, asg, h_len, pool, err);
+    st = compute_h(pk, asg, NULL, h_len, pool, err);
     if (st != CZK_OK) return st;
     memcpy(h_out, asg->a, *h_len * sizeof *h_out);
     return CZK_OK;
 }
 
-czk_status czk_groth16_prove(czk_groth16_proof *out, const czk_groth16_params *pk,
-                             const czk_groth16_assignment *asg, const czk_fr *r_in,
-                             const czk_fr *s_in, czk_pool *pool, czk_groth16_timings *timings,
-                             czk_err *err)
+static czk_status prove_one(czk_groth16_proof *out, const czk_groth16_params *pk,
+                            const czk_groth16_assignment *asg, const czk_ntt_domain *domain,
+                            const czk_fr *r_in, const czk_fr *s_in, czk_pool *pool,
+                            czk_groth16_timings *timings, czk_err *err)
 {
     czk_status st = check_shapes(pk, asg, err);
     if (st != CZK_OK) return st;
@@ -200,7 +210,7 @@ czk_status czk_groth16_prove(czk_groth16_proof *out, const czk_groth16_params *p
     }
 
     size_t h_len = 0;
-    st = compute_h(pk, asg, &h_len, pool, err);
+    st = compute_h(pk, asg, domain, &h_len, pool, err);
     if (st != CZK_OK) return st;
     double t1 = now_s();
     tm.ntt = t1 - t0;
@@ -282,4 +292,48 @@ czk_status czk_groth16_prove(czk_groth16_proof *out, const czk_groth16_params *p
     tm.assemble = now_s() - t6;
     if (timings != NULL) *timings = tm;
     return CZK_OK;
+}
+
+czk_status czk_groth16_prove(czk_groth16_proof *out, const czk_groth16_params *pk,
+                             const czk_groth16_assignment *asg, const czk_fr *r, const czk_fr *s,
+                             czk_pool *pool, czk_groth16_timings *timings, czk_err *err)
+{
+    return prove_one(out, pk, asg, NULL, r, s, pool, timings, err);
+}
+
+czk_status czk_groth16_prove_batch(czk_groth16_proof *out, const czk_groth16_params *pk,
+                                   const czk_groth16_assignment *asgs, size_t n, const czk_fr *r,
+                                   const czk_fr *s, czk_pool *pool, czk_groth16_timings *timings,
+                                   czk_err *err)
+{
+    if (n == 0) return CZK_OK;
+    if (pk == NULL || asgs == NULL || out == NULL)
+        return czk_err_set(err, CZK_EINVAL, "prove batch: missing key, assignments or output");
+    /* One domain (twiddle tables) serves every circuit of the batch. */
+    czk_ntt_domain *d = NULL;
+    czk_status st = czk_ntt_domain_create(&d, pk->log_m, domain_roots(pk), err);
+    if (st != CZK_OK) return st;
+    czk_groth16_timings sum = {0};
+    for (size_t i = 0; i < n && st == CZK_OK; i++) {
+        czk_groth16_timings t;
+        st = prove_one(&out[i], pk, &asgs[i], d, r ? &r[i] : NULL, s ? &s[i] : NULL, pool, &t,
+                       err);
+        if (st != CZK_OK) {
+            /* Name the circuit: the message so far says what went wrong inside it. */
+            char inner[CZK_ERR_MSG_MAX];
+            snprintf(inner, sizeof inner, "%s", err ? err->msg : "");
+            czk_err_set(err, st, "circuit %zu of %zu: %s", i, n, inner);
+            break;
+        }
+        sum.ntt += t.ntt;
+        sum.msm_h += t.msm_h;
+        sum.msm_l += t.msm_l;
+        sum.msm_a += t.msm_a;
+        sum.msm_b_g1 += t.msm_b_g1;
+        sum.msm_b_g2 += t.msm_b_g2;
+        sum.assemble += t.assemble;
+    }
+    czk_ntt_domain_destroy(d);
+    if (timings != NULL) *timings = sum;
+    return st;
 }

@@ -325,6 +325,52 @@ static void test_h_against_division(void)
     fixture_free(&f);
 }
 
+/* A batch of circuits (partitions) of one key: every proof verifies; an oversized
+ * assignment is reported with the circuit's index. */
+static void test_prove_batch(void)
+{
+    enum { n = 3 };
+    struct fixture f[n];
+    fixture_init(&f[0], 2, 300, pool);
+    czk_groth16_assignment asg[n];
+    for (int i = 1; i < n; i++) {
+        /* Same circuit and witness, own buffers: a copy of fixture 0's shape. */
+        f[i] = f[0];
+        f[i].a = czk_malloc(f[0].m * sizeof(czk_fr));
+        f[i].b = czk_malloc(f[0].m * sizeof(czk_fr));
+        f[i].c = czk_malloc(f[0].m * sizeof(czk_fr));
+    }
+    for (int i = 0; i < n; i++) fixture_assign(&f[i], &asg[i], pool);
+    czk_groth16_proof proofs[n];
+    czk_err err;
+    czk_groth16_timings tm;
+    CHECK_STATUS(czk_groth16_prove_batch(proofs, &f[0].pk, asg, n, NULL, NULL, pool, &tm, &err),
+                 CZK_OK);
+    CHECK(tm.ntt > 0 && tm.msm_h > 0);
+    czk_groth16_pvk pvk;
+    czk_groth16_prepare_vk(&pvk, &f[0].pk.vk);
+    size_t np = f[0].r.n_inputs - 1;
+    czk_fr *pubs = czk_malloc(n * np * sizeof *pubs);
+    for (int i = 0; i < n; i++) {
+        CHECK_STATUS(czk_groth16_verify(&pvk, &proofs[i], f[0].z + 1, np, &err), CZK_OK);
+        memcpy(pubs + i * np, f[0].z + 1, np * sizeof *pubs);
+    }
+    CHECK_STATUS(czk_groth16_verify_batch(&pvk, proofs, n, pubs, np, &err), CZK_OK);
+    /* Circuit 2 claims more rows than the domain holds. */
+    for (int i = 0; i < n; i++) fixture_assign(&f[i], &asg[i], pool);
+    asg[2].n_rows = f[0].m + 1;
+    CHECK_STATUS(czk_groth16_prove_batch(proofs, &f[0].pk, asg, n, NULL, NULL, pool, NULL, &err),
+                 CZK_EINVAL);
+    CHECK_MSG(strstr(err.msg, "circuit 2 of 3") != NULL, "message: %s", err.msg);
+    czk_free(pubs);
+    for (int i = 1; i < n; i++) {
+        czk_free(f[i].a);
+        czk_free(f[i].b);
+        czk_free(f[i].c);
+    }
+    fixture_free(&f[0]);
+}
+
 int main(void)
 {
     czk_test_seed();
@@ -332,6 +378,7 @@ int main(void)
     RUN(test_h_against_division);
     RUN(test_prove_verify);
     RUN(test_deterministic);
+    RUN(test_prove_batch);
     czk_pool_destroy(pool);
     return czk_test_finish();
 }
