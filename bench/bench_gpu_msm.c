@@ -9,7 +9,14 @@
  * Bases: distinct points made on the GPU (czk_gpu_bases_synthesize: P = H + t·D2 + j·D1
  * for random subgroup points H, D1, D2), since 2^26 random points would take the CPU hours.
  *
- *   bench_gpu_msm [--max-log 26] [--g2-log 24] [--reps 5] [--gpu 0]
+ *   bench_gpu_msm [--max-log 26] [--min-log 20] [--g2-log 24] [--no-01] [--reps 5] [--gpu 0]
+ *                 [--configs "W=21,L=64;W=22;..."]
+ *
+ * --configs sweeps the MSM tuning knobs (cuda/msm.cu reads them from the environment on every
+ * call): each ';'-separated configuration sets CZK_GPU_MSM_WINDOW (W), CZK_GPU_MSM_CHUNK (L)
+ * CZK_GPU_MSM_RED_THREADS (R) and CZK_GPU_MSM_OVERLAP (O), leaving unnamed ones at their defaults, and is timed on the
+ * same bases and scalars; "-" is the defaults. The first configuration's figures go to the
+ * JSON line. CZK_GPU_MSM_PHASES=1 makes each call print its phase times to stderr.
  *
  * Each line prints the floor (specs/gpu-kernels.md §6.1: XYZZ mixed adds at 2.59 G/s) and
  * the sppark peer on the same H200. A "JSON {...}" line closes the output.
@@ -71,6 +78,35 @@ typedef struct result {
 static result results[16];
 static int nresults;
 
+/* The knob configurations of --configs, as "W=..,L=..,R=.." strings. */
+#define MAX_CONFIGS 16
+static char *configs[MAX_CONFIGS];
+static int nconfigs;
+
+/* Set the environment for configuration k (the knobs it leaves out are unset). */
+static void apply_config(int k)
+{
+    static const struct {
+        char key;
+        const char *env;
+    } knobs[] = {{'W', "CZK_GPU_MSM_WINDOW"}, {'L', "CZK_GPU_MSM_CHUNK"},
+                 {'R', "CZK_GPU_MSM_RED_THREADS"}, {'O', "CZK_GPU_MSM_OVERLAP"}};
+    for (size_t j = 0; j < sizeof knobs / sizeof knobs[0]; j++) {
+        unsetenv(knobs[j].env);
+        if (k >= nconfigs) continue;
+        for (const char *p = configs[k]; *p != '\0'; p++) {
+            if (*p == knobs[j].key && p[1] == '=' && (p == configs[k] || p[-1] == ',')) {
+                char v[16];
+                size_t len = strcspn(p + 2, ",");
+                if (len >= sizeof v) len = sizeof v - 1;
+                memcpy(v, p + 2, len);
+                v[len] = '\0';
+                setenv(knobs[j].env, v, 1);
+            }
+        }
+    }
+}
+
 static int run_msm(int gpu, int group, czk_gpu_bases *bases, size_t n, double bits01, int reps,
                    const char *name, unsigned log_n, double floor_ms, double peer_ms,
                    double target_ms)
@@ -89,49 +125,75 @@ static int run_msm(int gpu, int group, czk_gpu_bases *bases, size_t n, double bi
         return 1;
     }
     free(s);
-    double t[32];
     if (reps > 31) reps = 31;
-    czk_gpu_msm_stats st;
-    memset(&st, 0, sizeof st);
-    for (int r = 0; r <= reps; r++) { /* r = 0: warm-up */
-        czk_status rc;
-        if (group == 1) {
-            czk_g1_jac out;
-            rc = czk_gpu_g1s_msm_resident(&out, bases, ds, n, NULL, &st, &err);
-        } else {
-            czk_g2_jac out;
-            rc = czk_gpu_g2s_msm_resident(&out, bases, ds, n, NULL, &st, &err);
+    int ncfg = nconfigs > 0 ? nconfigs : 1, failed = 0, any_failed = 0;
+    for (int cfg = 0; cfg < ncfg; cfg++) {
+        double t[32];
+        czk_gpu_msm_stats st;
+        memset(&st, 0, sizeof st);
+        apply_config(cfg);
+        for (int r = 0; r <= reps; r++) { /* r = 0: warm-up */
+            czk_status rc;
+            if (group == 1) {
+                czk_g1_jac out;
+                rc = czk_gpu_g1s_msm_resident(&out, bases, ds, n, NULL, &st, &err);
+            } else {
+                czk_g2_jac out;
+                rc = czk_gpu_g2s_msm_resident(&out, bases, ds, n, NULL, &st, &err);
+            }
+            if (rc != CZK_OK) {
+                fprintf(stderr, "%s: %s %s\n", name, czk_status_name(rc), err.msg);
+                failed = 1;
+                break;
+            }
+            if (r > 0) t[r - 1] = st.device_ms;
         }
-        if (rc != CZK_OK) {
-            fprintf(stderr, "%s: %s %s\n", name, czk_status_name(rc), err.msg);
-            czk_gpu_scalars_destroy(ds);
-            return 1;
+        if (failed) { /* a configuration may fail (memory); the others still run */
+            if (nconfigs > 0 && cfg + 1 < ncfg) {
+                failed = 0;
+                any_failed = 1;
+                continue;
+            }
+            break;
         }
-        if (r > 0) t[r - 1] = st.device_ms;
+        qsort(t, (size_t)reps, sizeof t[0], cmp_double);
+        double med = t[reps / 2];
+        printf("%-22s 2^%-2u %9.1f ms  window %2u  sig %10zu  floor %7.1f ms (%.2fx)  peer %7.1f ms  "
+               "target %7.1f ms  %s%s%s (min %.1f max %.1f)\n",
+               name, log_n, med, st.window_bits, st.n_sig, floor_ms, med / floor_ms, peer_ms,
+               target_ms, target_ms > 0 ? (med <= target_ms ? "MET" : "missed") : "",
+               nconfigs > 0 ? "  config " : "", nconfigs > 0 ? configs[cfg] : "", t[0],
+               t[reps - 1]);
+        fflush(stdout);
+        if (cfg == 0 && nresults < 16)
+            results[nresults++] =
+                (result){name, log_n, med, floor_ms, peer_ms, target_ms, st.window_bits};
     }
+    apply_config(nconfigs); /* back to the defaults */
     czk_gpu_scalars_destroy(ds);
-    qsort(t, (size_t)reps, sizeof t[0], cmp_double);
-    double med = t[reps / 2];
-    printf("%-22s 2^%-2u %9.1f ms  window %2u  sig %10zu  floor %7.1f ms (%.2fx)  peer %7.1f ms  "
-           "target %7.1f ms  %s\n",
-           name, log_n, med, st.window_bits, st.n_sig, floor_ms, med / floor_ms, peer_ms,
-           target_ms, target_ms > 0 ? (med <= target_ms ? "MET" : "missed") : "");
-    fflush(stdout);
-    results[nresults++] = (result){name, log_n, med, floor_ms, peer_ms, target_ms, st.window_bits};
-    return 0;
+    return failed || any_failed;
 }
 
 int main(int argc, char **argv)
 {
-    unsigned max_log = 26, g2_log = 24;
-    int reps = 5, gpu = 0;
+    unsigned max_log = 26, min_log = 0, g2_log = 24;
+    int reps = 5, gpu = 0, with01 = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--max-log") && i + 1 < argc) max_log = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--g2-log") && i + 1 < argc) g2_log = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--gpu") && i + 1 < argc) gpu = atoi(argv[++i]);
-        else {
-            fprintf(stderr, "usage: %s [--max-log N] [--g2-log N] [--reps R] [--gpu G]\n", argv[0]);
+        else if (!strcmp(argv[i], "--min-log") && i + 1 < argc) min_log = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--no-01")) with01 = 0;
+        else if (!strcmp(argv[i], "--configs") && i + 1 < argc) {
+            for (char *c = strtok(argv[++i], ";"); c != NULL && nconfigs < MAX_CONFIGS;
+                 c = strtok(NULL, ";"))
+                configs[nconfigs++] = c;
+        } else {
+            fprintf(stderr,
+                    "usage: %s [--max-log N] [--min-log N] [--g2-log N] [--no-01] [--reps R] "
+                    "[--gpu G] [--configs \"W=22,L=128,R=65536;...\"]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -175,11 +237,11 @@ int main(int argc, char **argv)
     } g1[] = {{20, 7, 22.6, 0}, {24, 92, 160, 0}, {26, 338, 561, 400}, {27, 649, 1103, 800}};
     int rc = 0;
     for (size_t k = 0; k < sizeof g1 / sizeof g1[0] && rc == 0; k++) {
-        if (g1[k].lg > max_log) continue;
+        if (g1[k].lg > max_log || g1[k].lg < min_log) continue;
         rc = run_msm(gpu, 1, b1, (size_t)1 << g1[k].lg, 0.0, reps, "G1 random", g1[k].lg,
                      g1[k].floor, g1[k].peer, g1[k].target);
     }
-    if (rc == 0 && max_log >= 26) {
+    if (rc == 0 && max_log >= 26 && with01) {
         size_t n = (size_t)1 << 26;
         double floor = (0.1 * n * 13 + 0.45 * n) / 2.59e9 * 1e3;
         rc = run_msm(gpu, 1, b1, n, 0.9, reps, "G1 90% {0,1}", 26, floor, 170, 120);

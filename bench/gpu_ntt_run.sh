@@ -2,6 +2,7 @@
 # GPU NTT: build, test and benchmark on a machine with an NVIDIA GPU, logs to $OUT.
 #
 #   bench/gpu_ntt_run.sh build DIR   build test_gpu_ntt and bench_gpu_ntt into DIR and stop
+#                                    (NVCC_EXTRA adds nvcc flags, e.g. -DCZK_FR_REDUCE_SPECIAL=0)
 #   bench/gpu_ntt_run.sh [BINDIR]    run everything (binaries from BINDIR if they start there,
 #                                    else built here first)
 #
@@ -39,7 +40,7 @@ build() {
     done
     local nvflags=(-O3 -std=c++17 -gencode=arch=compute_90,code=sm_90
                    -gencode=arch=compute_90,code=compute_90 --expt-relaxed-constexpr -lineinfo
-                   -Xcompiler=-fvisibility=hidden -Iinclude -Isrc -Icuda)
+                   -Xcompiler=-fvisibility=hidden -Iinclude -Isrc -Icuda ${NVCC_EXTRA:-})
     "$NVCC" "${nvflags[@]}" -Xptxas -v -c cuda/ntt.cu -o "$obj/ntt.o" >"$dir/ptxas_ntt.txt" 2>&1 &
     local p1=$!
     "$NVCC" "${nvflags[@]}" -c cuda/gpu_info.cu -o "$obj/gpu_info.o" || return 1

@@ -60,7 +60,8 @@ build_minimal() {
         fi
     done
     for p in "${pids[@]}"; do wait "$p" || return 1; done
-    local nvflags="-O3 -std=c++17 -arch=sm_90 --expt-relaxed-constexpr -lineinfo -DCZK_HAVE_CUDA=1 -Iinclude -Isrc -Icuda"
+    # NVCC_EXTRA: extra nvcc flags for tuning variants (e.g. -DCZK_MSM_ACC_MIN_BLOCKS=4).
+    local nvflags="-O3 -std=c++17 -arch=sm_90 --expt-relaxed-constexpr -lineinfo -DCZK_HAVE_CUDA=1 -Iinclude -Isrc -Icuda ${NVCC_EXTRA:-}"
     "$NVCC" $nvflags -c cuda/gpu_info.cu -o "$obj/gpu_info.o" &
     p=$!
     "$NVCC" $nvflags -Xptxas -v -c cuda/msm.cu -o "$obj/msm.o" 2> "$OUT/ptxas.log" || { cat "$OUT/ptxas.log"; return 1; }

@@ -28,6 +28,7 @@
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -70,14 +71,32 @@ __global__ void digits_kernel(const czk_scalar *scalars, const uint64_t *sig_ik,
     digits_body(blockIdx.x * blockDim.x + threadIdx.x, scalars, sig_ik, nsig, w, c, keys, vals);
 }
 
+/* Minimum resident blocks per SM asked of the compiler for G1 bucket accumulation (it caps
+ * the registers: 4 blocks of 128 threads leave 128 per thread). G2's Fp2 accumulator does not
+ * fit in that without spilling, so G2 keeps the default. Built with 4 on an H200 (128
+ * registers instead of 138, 40 bytes spilled) G1 2^26 ran the same and 2^27 1.7% slower, so
+ * the default asks nothing. */
+#ifndef CZK_MSM_ACC_MIN_BLOCKS
+#define CZK_MSM_ACC_MIN_BLOCKS 1
+#endif
+template <class F> struct acc_min_blocks {
+    static constexpr int value = 1;
+};
+template <> struct acc_min_blocks<fp_t> {
+    static constexpr int value = CZK_MSM_ACC_MIN_BLOCKS;
+};
+
 template <class F>
-__global__ void __launch_bounds__(EC_THREADS)
+__global__ void __launch_bounds__(EC_THREADS, acc_min_blocks<F>::value)
     bucket_acc_kernel(const affine_t<F> *bases, const uint32_t *keys, const uint32_t *vals,
                       uint32_t nsig, uint32_t chunks, uint32_t nwin, uint32_t L, uint32_t nb,
-                      xyzz_t<F> *buckets, uint32_t *ckeys, xyzz_t<F> *cpts)
+                      xyzz_t<F> *buckets, uint32_t *ckeys, xyzz_t<F> *cpts, uint32_t g0,
+                      uint32_t gend)
 {
-    bucket_acc_body<F>(blockIdx.x * blockDim.x + threadIdx.x, bases, keys, vals, nsig, chunks,
-                       nwin, L, nb, buckets, ckeys, cpts);
+    /* Threads [g0, gend) of the nwin·chunks: all windows, or one when sorting overlaps. */
+    uint32_t g = g0 + blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= gend) return;
+    bucket_acc_body<F>(g, bases, keys, vals, nsig, chunks, nwin, L, nb, buckets, ckeys, cpts);
 }
 
 template <class F>
@@ -334,7 +353,10 @@ struct g2_traits {
 /*
  * Window width from the number of significant scalars: about log2(n) − 4, which balances
  * n·W bucket additions against W·2^c reduction additions (specs/gpu-kernels.md §6.1 puts
- * the G1 optimum at 16 bits for 2^20, 20 for 2^24 and 22 for 2^26..2^27).
+ * the G1 optimum at 16 bits for 2^20, 20 for 2^24 and 22 for 2^26..2^27). Measured on an
+ * H200 (CZK_GPU_MSM_WINDOW): 21 and 23 bits were 1–9% slower than 22 at 2^26 and 2^27
+ * (21 needs 13 windows, 23 doubles the reduction for the same 12), and 21 was 9% slower
+ * than 20 for G2 at 2^24.
  */
 template <class G> unsigned pick_window(size_t nsig)
 {
@@ -342,6 +364,28 @@ template <class G> unsigned pick_window(size_t nsig)
     if (c < 4) c = 4;
     if (c > (int)G::max_window) c = (int)G::max_window;
     return (unsigned)c;
+}
+
+/*
+ * Tuning knobs, read from the environment on every call so that a benchmark can sweep them
+ * without rebuilding (they are not part of the API; production leaves them unset):
+ *   CZK_GPU_MSM_WINDOW       window bits c (4..24; memory grows as W·2^(c−1) buckets)
+ *   CZK_GPU_MSM_CHUNK        entries per bucket-accumulation thread (default: see below)
+ *   CZK_GPU_MSM_RED_THREADS  threads the bucket reduction aims for (default 65536)
+ *   CZK_GPU_MSM_OVERLAP      1: accumulate each window while the next one is sorted
+ *   CZK_GPU_MSM_PHASES       if set, print the device time of each phase to stderr
+ * A value that does not parse, or is 0, means the default.
+ */
+unsigned env_knob(const char *name, unsigned lo, unsigned hi)
+{
+    const char *v = getenv(name);
+    if (v == nullptr || *v == '\0') return 0;
+    char *end;
+    unsigned long x = strtoul(v, &end, 10);
+    if (*end != '\0' || x == 0) return 0;
+    if (x < lo) x = lo;
+    if (x > hi) x = hi;
+    return (unsigned)x;
 }
 
 /* Fold carry entries (m of them, in ka/pa) into out[], level by level; kb/pb hold the
@@ -416,6 +460,27 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
                             cudaMemcpyHostToDevice, sc.st));
     TRY(cudaEventRecord(sc.ev0, sc.st));
 
+    /* Phase timing (CZK_GPU_MSM_PHASES): events after classify, digits and sort,
+     * accumulate (with its carry folds) and reduce; ph[0] is ev0. Off by default. */
+    const bool phases = getenv("CZK_GPU_MSM_PHASES") != nullptr;
+    cudaEvent_t ph[5] = {};
+    struct ev_guard {
+        cudaEvent_t *e;
+        ~ev_guard()
+        {
+            for (int i = 1; i < 5; i++)
+                if (e[i] != nullptr) cudaEventDestroy(e[i]);
+        }
+    } ph_guard{ph};
+    if (phases) {
+        ph[0] = sc.ev0;
+        for (int i = 1; i < 5; i++) TRY(cudaEventCreate(&ph[i]));
+    }
+#define PHASE(i)                                                                               \
+    do {                                                                                       \
+        if (phases) TRY(cudaEventRecord(ph[i], sc.st));                                        \
+    } while (0)
+
     /* 1. Classify and compact. */
     if (density_host != nullptr) {
         density_popc_kernel<<<blocks_for(nwords, SIMPLE_THREADS), SIMPLE_THREADS, 0, sc.st>>>(
@@ -439,7 +504,9 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
         none = hc[1];
     }
 
+    PHASE(1);
     unsigned c = pick_window<G>(nsig > 0 ? nsig : 1);
+    if (unsigned cw = env_knob("CZK_GPU_MSM_WINDOW", 4, 24)) c = cw;
     unsigned nwin = (256 + c - 1) / c;
     uint32_t nb = 1u << (c - 1);
 
@@ -461,21 +528,17 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
                                             (int)nsig, 0, (int)c, sc.st));
         void *tmp2;
         TRY_STATUS(sc.alloc((uint8_t **)&tmp2, tmp_sort, err));
-        for (unsigned w = 0; w < nwin; w++) {
-            digits_kernel<<<blocks_for(nsig, SIMPLE_THREADS), SIMPLE_THREADS, 0, sc.st>>>(
-                scalars, sig_ik, nsig, w, c, keys_tmp, vals_tmp);
-            TRY_LAUNCH();
-            size_t t = tmp_sort;
-            TRY(cub::DeviceRadixSort::SortPairs(tmp2, t, keys_tmp, keys + (size_t)w * nsig,
-                                                vals_tmp, vals + (size_t)w * nsig, (int)nsig, 0,
-                                                (int)c, sc.st));
-        }
 
-        /* Chunk length: about four average buckets, so most buckets are finished by the
-         * thread that starts them, within [32, 256]. */
+        /* Chunk length: several average buckets, so most buckets are finished by the
+         * thread that starts them: G1 eight, within [32, 512]; G2 four, within [32, 256].
+         * On an H200 (CZK_GPU_MSM_CHUNK sweep, medians of 5) G1 2^26 took 431.3 ms at 256 or
+         * 512 against 433.9 at 128 and 443 at 64, and 2^27 813.7 at 512 against 816.4 at
+         * 256 and 887 at 64; G2 2^24 was fastest at 128 (448.8 against 451.0 at 256). */
         uint32_t avg = nsig / nb;
+        const uint32_t chunk_mul = G::group == 1 ? 8 : 4, chunk_max = G::group == 1 ? 512 : 256;
         uint32_t L = 32;
-        while (L < 4 * avg && L < 256) L <<= 1;
+        while (L < chunk_mul * avg && L < chunk_max) L <<= 1;
+        if (unsigned lk = env_knob("CZK_GPU_MSM_CHUNK", 16, 1u << 16)) L = lk;
         uint32_t chunks = (nsig + L - 1) / L;
         uint32_t m = nwin * chunks;
 
@@ -487,14 +550,84 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
         TRY_STATUS(sc.alloc(&cb, (m + FOLD_L - 1) / FOLD_L, err));
         TRY_STATUS(sc.alloc(&ckb, (m + FOLD_L - 1) / FOLD_L, err));
         TRY(cudaMemsetAsync(buckets, 0, (size_t)nwin * nb * sizeof(X), sc.st));
-        bucket_acc_kernel<F><<<blocks_for(m, EC_THREADS), EC_THREADS, 0, sc.st>>>(
-            bases, keys, vals, nsig, chunks, nwin, L, nb, buckets, cka, ca);
-        TRY_LAUNCH();
-        TRY_STATUS(fold_all<F>(sc, cka, ca, ckb, cb, m, buckets, err));
 
-        /* Segments of buckets per thread: enough threads to fill the GPU (~64K). */
+        /*
+         * CZK_GPU_MSM_OVERLAP=1 (off by default: it measured slower): digits and sorts run
+         * on a second stream of the highest priority while the main stream accumulates each
+         * window as soon as its sort is done (an event per window), to hide the sort behind
+         * the accumulation. On an H200 it hid nothing: at G1 2^26 the sorts (26.7 ms alone)
+         * finished at 97 ms but the accumulation slowed by as much (436.3 ms against 433.9
+         * in all), since both compete for the same SM issue slots; at equal priority the
+         * sorts simply waited for the accumulation. Per-window launches also underfill the
+         * GPU at small n (2^20: 28 ms against 14). Kept as a knob for other GPUs.
+         */
+        const bool overlap = env_knob("CZK_GPU_MSM_OVERLAP", 1, 1) != 0;
+        struct side_stream {
+            cudaStream_t s = nullptr;
+            cudaEvent_t ev[65] = {}; /* one per window (at most 64) and the start */
+            ~side_stream()
+            {
+                if (s != nullptr) {
+                    cudaStreamSynchronize(s); /* before the scratch it reads is freed */
+                    cudaStreamDestroy(s);
+                }
+                for (cudaEvent_t e : ev)
+                    if (e != nullptr) cudaEventDestroy(e);
+                (void)cudaGetLastError();
+            }
+        } side;
+        cudaStream_t sort_st = sc.st;
+        if (overlap) {
+            int least = 0, greatest = 0;
+            TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+            TRY(cudaStreamCreateWithPriority(&side.s, cudaStreamNonBlocking, greatest));
+            for (unsigned w = 0; w <= nwin; w++)
+                TRY(cudaEventCreateWithFlags(&side.ev[w], cudaEventDisableTiming));
+            /* The sort stream starts after everything queued so far (allocations, memset). */
+            TRY(cudaEventRecord(side.ev[nwin], sc.st));
+            TRY(cudaStreamWaitEvent(side.s, side.ev[nwin], 0));
+            sort_st = side.s;
+        }
+        for (unsigned w = 0; w < nwin; w++) {
+            digits_kernel<<<blocks_for(nsig, SIMPLE_THREADS), SIMPLE_THREADS, 0, sort_st>>>(
+                scalars, sig_ik, nsig, w, c, keys_tmp, vals_tmp);
+            TRY_LAUNCH();
+            size_t t = tmp_sort;
+            TRY(cub::DeviceRadixSort::SortPairs(tmp2, t, keys_tmp, keys + (size_t)w * nsig,
+                                                vals_tmp, vals + (size_t)w * nsig, (int)nsig, 0,
+                                                (int)c, sort_st));
+            if (overlap) {
+                TRY(cudaEventRecord(side.ev[w], sort_st));
+                TRY(cudaStreamWaitEvent(sc.st, side.ev[w], 0));
+                bucket_acc_kernel<F><<<blocks_for(chunks, EC_THREADS), EC_THREADS, 0, sc.st>>>(
+                    bases, keys, vals, nsig, chunks, nwin, L, nb, buckets, cka, ca, w * chunks,
+                    (w + 1) * chunks);
+                TRY_LAUNCH();
+            }
+        }
+        /* With overlap, phase 2 ends when the last sort does (on the sort stream). */
+        if (phases) TRY(cudaEventRecord(ph[2], sort_st));
+        if (!overlap) {
+            bucket_acc_kernel<F><<<blocks_for(m, EC_THREADS), EC_THREADS, 0, sc.st>>>(
+                bases, keys, vals, nsig, chunks, nwin, L, nb, buckets, cka, ca, 0, m);
+            TRY_LAUNCH();
+        }
+        TRY_STATUS(fold_all<F>(sc, cka, ca, ckb, cb, m, buckets, err));
+        PHASE(3);
+
+        /* Segments of buckets per thread: enough threads to fill the GPU (~64K), and at
+         * most 128 buckets each. On an H200 (G1, 2^24 and 2^26) 128-bucket segments reduced
+         * fastest: 512 took 46 ms at 2^26 against 40, and 32 took 16.9 ms at 2^24 against
+         * 14.3 (more carries to fold). */
+        uint64_t red_threads = 65536;
+        uint32_t seg_max = 128;
+        if (unsigned rt = env_knob("CZK_GPU_MSM_RED_THREADS", 1024, 1u << 24)) {
+            red_threads = rt;
+            seg_max = 1u << 31; /* the knob alone decides */
+        }
         uint32_t seg = 8;
-        while (seg < nb && (uint64_t)nwin * (nb / seg) > 65536) seg <<= 1;
+        while (seg < nb && seg < seg_max && (uint64_t)nwin * (nb / seg) > red_threads)
+            seg <<= 1;
         if (seg > nb) seg = nb;
         uint32_t nseg = nwin * (nb / seg);
         /* Reuse the carry buffers (m ≥ nseg is not guaranteed: allocate). */
@@ -508,7 +641,18 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
             buckets, nwin, nb, seg, ska, sa);
         TRY_LAUNCH();
         TRY_STATUS(fold_all<F>(sc, ska, sa, skb, sb, nseg, win, err));
+        PHASE(4);
+        if (phases) {
+            float t[4];
+            for (int i = 0; i < 4; i++) TRY(cudaEventSynchronize(ph[i + 1]));
+            for (int i = 0; i < 4; i++) TRY(cudaEventElapsedTime(&t[i], ph[i], ph[i + 1]));
+            fprintf(stderr,
+                    "msm phases G%d n_sig %u c %u L %u seg %u: classify %.2f  digits+sort %.2f  "
+                    "accumulate+fold %.2f  reduce %.2f ms\n",
+                    G::group, nsig, c, L, seg, t[0], t[1], t[2], t[3]);
+        }
     }
+#undef PHASE
 
     /* The ones: one batch addition. */
     if (none > 0) {
