@@ -23,6 +23,7 @@ static const struct czk_cli_cmd {
     {"gen-circuit", czk_cli_gen_circuit, "write a large test circuit (.r1cs + .wtns) without circom"},
     {"parent-cache", czk_cli_parent_cache, "generate or verify a Filecoin SDR parent-cache file"},
     {"comm-d", czk_cli_comm_d, "print the comm_d (unsealed CID) of an all-zero sector"},
+    {"seal", czk_cli_seal, "seal a sector of up to 512 MiB on the CPU (SDR labels, tree_c, tree_r_last, comm_r)"},
     {"vanilla-verify", czk_cli_vanilla_verify, "check a C1 output (JSON or cuzk envelope): structure and every Merkle path"},
     {"circuit-info", czk_cli_circuit_info, "print the size of a Filecoin proof circuit (one partition)"},
     {"version", cmd_version, "print the version and build configuration"},
