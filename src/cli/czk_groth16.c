@@ -397,8 +397,11 @@ static void setup_usage(void)
 {
     fprintf(stderr,
             "usage: czk setup --r1cs X.r1cs --params OUT.params [--vk OUT.vk] [--threads N]\n"
-            "Generates Groth16 parameters in bellperson's layout from random toxic waste.\n"
-            "INSECURE: for tests and benchmarks only.\n");
+            "       czk setup --r1cs X.r1cs --zkey OUT.zkey [--vk-json OUT.vk.json] [--threads N]\n"
+            "Generates Groth16 parameters from random toxic waste: bellperson's layout\n"
+            "(--params), or a snarkjs .zkey (--zkey) that snarkjs proves and verifies with.\n"
+            "INSECURE: the toxic waste was in this process and there is no ceremony; for\n"
+            "tests and benchmarks only.\n");
 }
 
 int czk_cli_setup(int argc, char **argv)
@@ -406,10 +409,13 @@ int czk_cli_setup(int argc, char **argv)
     static const struct option opts[] = {{"r1cs", required_argument, 0, 'r'},
                                          {"params", required_argument, 0, 'p'},
                                          {"vk", required_argument, 0, 'v'},
+                                         {"zkey", required_argument, 0, 'z'},
+                                         {"vk-json", required_argument, 0, 'j'},
                                          {"threads", required_argument, 0, 't'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *r1cs_path = NULL, *params_path = NULL, *vk_path = NULL;
+    const char *zkey_path = NULL, *vk_json_path = NULL;
     unsigned threads = 0;
     int c;
     optind = 1;
@@ -418,12 +424,15 @@ int czk_cli_setup(int argc, char **argv)
         case 'r': r1cs_path = optarg; break;
         case 'p': params_path = optarg; break;
         case 'v': vk_path = optarg; break;
+        case 'z': zkey_path = optarg; break;
+        case 'j': vk_json_path = optarg; break;
         case 't': threads = (unsigned)strtoul(optarg, NULL, 10); break;
         case 'h': setup_usage(); return 0;
         default: setup_usage(); return 2;
         }
     }
-    if (!r1cs_path || !params_path) {
+    if (!r1cs_path || (params_path == NULL) == (zkey_path == NULL) ||
+        (zkey_path != NULL && vk_path != NULL) || (params_path != NULL && vk_json_path != NULL)) {
         setup_usage();
         return 2;
     }
@@ -440,6 +449,17 @@ int czk_cli_setup(int argc, char **argv)
     if (czk_r1cs_read_file(&r1cs, r1cs_path, &err) != CZK_OK) goto out;
     fprintf(stderr, "czk setup: %u constraints, %u inputs, %u aux (TEST PARAMETERS, INSECURE)\n",
             r1cs.n_constraints, r1cs.n_inputs, r1cs.n_aux);
+    if (zkey_path != NULL) {
+        /* The snarkjs layout is written as it is computed, section by section. */
+        if (czk_groth16_setup_zkey(zkey_path, &r1cs, &pk.vk, pool, progress_bar, "setup",
+                                   &err) != CZK_OK)
+            goto out;
+        if (vk_json_path != NULL && czk_snarkjs_vk_write_json(&pk.vk, vk_json_path, &err) != CZK_OK)
+            goto out;
+        fprintf(stderr, "czk setup: wrote %s\n", zkey_path);
+        rc = 0;
+        goto out;
+    }
     if (czk_groth16_setup(&pk, &r1cs, pool, progress_bar, "setup", &err) != CZK_OK) goto out;
     if (czk_groth16_params_write_file(&pk, params_path, &err) != CZK_OK) goto out;
     if (vk_path != NULL) {

@@ -13,198 +13,9 @@
 #include "czk/alloc.h"
 #include "czk/groth16.h"
 #include "czk/ntt.h"
+#include "groth16/fixed_base.h"
 
 #include <string.h>
-
-#define CHUNK 1024
-
-/* ---- fixed-base scalar multiplication -------------------------------------------- */
-
-/* Window width for n scalars: larger tables pay off only for many scalars. */
-static unsigned window_bits(size_t n)
-{
-    if (n < (1u << 10)) return 6;
-    if (n < (1u << 16)) return 10;
-    return 14;
-}
-
-struct g1_table {
-    unsigned c, nwin;
-    czk_g1_affine *t; /* nwin × (2^c − 1): t[w·(2^c−1) + d − 1] = d·2^(wc)·G */
-};
-
-struct g1_table_ctx {
-    struct g1_table *tab;
-    const czk_g1_affine *base;
-};
-
-static void g1_table_task(void *p, size_t w, unsigned worker)
-{
-    struct g1_table_ctx *x = p;
-    const size_t per = ((size_t)1 << x->tab->c) - 1;
-    czk_g1_jac b, acc;
-    czk_g1_jac_from_affine(&b, x->base);
-    for (size_t k = 0; k < w * x->tab->c; k++) czk_g1_jac_dbl(&b, &b);
-    czk_g1_jac *tmp = czk_malloc(per * sizeof *tmp);
-    acc = b;
-    for (size_t d = 0; d < per; d++) {
-        tmp[d] = acc;
-        czk_g1_jac_add(&acc, &acc, &b);
-    }
-    czk_g1s_jac_to_affine(x->tab->t + w * per, tmp, per, NULL);
-    czk_free(tmp);
-}
-
-struct g1_mul_ctx {
-    const struct g1_table *tab;
-    const czk_fr *k;
-    czk_g1_affine *out;
-    size_t n;
-};
-
-static unsigned digit(const uint64_t l[4], unsigned bit, unsigned c)
-{
-    unsigned v = 0;
-    for (unsigned i = 0; i < c && bit + i < 256; i++)
-        v |= (unsigned)((l[(bit + i) / 64] >> ((bit + i) % 64)) & 1) << i;
-    return v;
-}
-
-static void g1_mul_task(void *p, size_t t, unsigned worker)
-{
-    struct g1_mul_ctx *x = p;
-    size_t lo = t * CHUNK, hi = lo + CHUNK < x->n ? lo + CHUNK : x->n;
-    const unsigned c = x->tab->c;
-    const size_t per = ((size_t)1 << c) - 1;
-    czk_g1_jac acc[CHUNK];
-    for (size_t i = lo; i < hi; i++) {
-        uint64_t l[4];
-        czk_fr_to_u64s(l, &x->k[i]);
-        czk_g1_jac_set_inf(&acc[i - lo]);
-        for (unsigned w = 0; w < x->tab->nwin; w++) {
-            unsigned d = digit(l, w * c, c);
-            if (d) czk_g1_jac_add_affine(&acc[i - lo], &acc[i - lo], &x->tab->t[w * per + d - 1]);
-        }
-    }
-    czk_g1s_jac_to_affine(x->out + lo, acc, hi - lo, NULL);
-}
-
-struct g2_table {
-    unsigned c, nwin;
-    czk_g2_affine *t;
-};
-
-struct g2_table_ctx {
-    struct g2_table *tab;
-    const czk_g2_affine *base;
-};
-
-static void g2_table_task(void *p, size_t w, unsigned worker)
-{
-    struct g2_table_ctx *x = p;
-    const size_t per = ((size_t)1 << x->tab->c) - 1;
-    czk_g2_jac b, acc;
-    czk_g2_jac_from_affine(&b, x->base);
-    for (size_t k = 0; k < w * x->tab->c; k++) czk_g2_jac_dbl(&b, &b);
-    czk_g2_jac *tmp = czk_malloc(per * sizeof *tmp);
-    acc = b;
-    for (size_t d = 0; d < per; d++) {
-        tmp[d] = acc;
-        czk_g2_jac_add(&acc, &acc, &b);
-    }
-    czk_g2s_jac_to_affine(x->tab->t + w * per, tmp, per, NULL);
-    czk_free(tmp);
-}
-
-struct g2_mul_ctx {
-    const struct g2_table *tab;
-    const czk_fr *k;
-    czk_g2_affine *out;
-    size_t n;
-};
-
-#define G2_CHUNK 256
-
-static void g2_mul_task(void *p, size_t t, unsigned worker)
-{
-    struct g2_mul_ctx *x = p;
-    size_t lo = t * G2_CHUNK, hi = lo + G2_CHUNK < x->n ? lo + G2_CHUNK : x->n;
-    const unsigned c = x->tab->c;
-    const size_t per = ((size_t)1 << c) - 1;
-    czk_g2_jac acc[G2_CHUNK];
-    for (size_t i = lo; i < hi; i++) {
-        uint64_t l[4];
-        czk_fr_to_u64s(l, &x->k[i]);
-        czk_g2_jac_set_inf(&acc[i - lo]);
-        for (unsigned w = 0; w < x->tab->nwin; w++) {
-            unsigned d = digit(l, w * c, c);
-            if (d) czk_g2_jac_add_affine(&acc[i - lo], &acc[i - lo], &x->tab->t[w * per + d - 1]);
-        }
-    }
-    czk_g2s_jac_to_affine(x->out + lo, acc, hi - lo, NULL);
-}
-
-struct progress {
-    czk_progress_fn fn;
-    void *ctx;
-    uint64_t done, total;
-};
-
-static void progress_add(struct progress *pr, uint64_t n)
-{
-    pr->done += n;
-    if (pr->fn) pr->fn(pr->ctx, pr->done, pr->total);
-}
-
-/* out[i] = k[i]·G for i < n, in rounds so the progress callback advances. */
-static czk_status g1_fixed_base(czk_g1_affine *out, const czk_fr *k, size_t n, czk_pool *pool,
-                                struct progress *pr, czk_err *err)
-{
-    if (n == 0) return CZK_OK;
-    struct g1_table tab;
-    tab.c = window_bits(n);
-    tab.nwin = (255 + tab.c - 1) / tab.c;
-    size_t per = ((size_t)1 << tab.c) - 1;
-    tab.t = czk_malloc(tab.nwin * per * sizeof *tab.t);
-    if (tab.t == NULL) return czk_err_set(err, CZK_ENOMEM, "setup: G1 table");
-    struct g1_table_ctx tc = {&tab, &CZK_G1_GENERATOR};
-    czk_pool_run(pool, tab.nwin, g1_table_task, &tc);
-    size_t nch = (n + CHUNK - 1) / CHUNK, round = 64;
-    for (size_t first = 0; first < nch; first += round) {
-        size_t cnt = first + round < nch ? round : nch - first;
-        size_t lo = first * CHUNK, hi = (first + cnt) * CHUNK < n ? (first + cnt) * CHUNK : n;
-        struct g1_mul_ctx mc = {&tab, k + lo, out + lo, hi - lo};
-        czk_pool_run(pool, cnt, g1_mul_task, &mc);
-        progress_add(pr, hi - lo);
-    }
-    czk_free(tab.t);
-    return CZK_OK;
-}
-
-static czk_status g2_fixed_base(czk_g2_affine *out, const czk_fr *k, size_t n, czk_pool *pool,
-                                struct progress *pr, czk_err *err)
-{
-    if (n == 0) return CZK_OK;
-    struct g2_table tab;
-    tab.c = window_bits(n) > 10 ? 10 : window_bits(n);
-    tab.nwin = (255 + tab.c - 1) / tab.c;
-    size_t per = ((size_t)1 << tab.c) - 1;
-    tab.t = czk_malloc(tab.nwin * per * sizeof *tab.t);
-    if (tab.t == NULL) return czk_err_set(err, CZK_ENOMEM, "setup: G2 table");
-    struct g2_table_ctx tc = {&tab, &CZK_G2_GENERATOR};
-    czk_pool_run(pool, tab.nwin, g2_table_task, &tc);
-    size_t nch = (n + G2_CHUNK - 1) / G2_CHUNK, round = 64;
-    for (size_t first = 0; first < nch; first += round) {
-        size_t cnt = first + round < nch ? round : nch - first;
-        size_t lo = first * G2_CHUNK;
-        size_t hi = (first + cnt) * G2_CHUNK < n ? (first + cnt) * G2_CHUNK : n;
-        struct g2_mul_ctx mc = {&tab, k + lo, out + lo, hi - lo};
-        czk_pool_run(pool, cnt, g2_mul_task, &mc);
-        progress_add(pr, 2 * (hi - lo)); /* a G2 multiplication costs about two G1 ones */
-    }
-    czk_free(tab.t);
-    return CZK_OK;
-}
 
 /* ---- QAP evaluation at τ ---------------------------------------------------------- */
 
@@ -366,13 +177,13 @@ czk_status czk_groth16_setup(czk_groth16_params *out, const czk_r1cs *r1cs, czk_
         }
     }
 
-    struct progress pr = {progress, progress_ctx, 0, ni + na + (m - 1) + a_len + 3 * b_len};
-    if ((st = g1_fixed_base(out->vk.ic, kic, ni, pool, &pr, err)) ||
-        (st = g1_fixed_base(out->l, kl, na, pool, &pr, err)) ||
-        (st = g1_fixed_base(out->h, kh, m - 1, pool, &pr, err)) ||
-        (st = g1_fixed_base(out->a, ka, a_len, pool, &pr, err)) ||
-        (st = g1_fixed_base(out->b_g1, kb, b_len, pool, &pr, err)) ||
-        (st = g2_fixed_base(out->b_g2, kb, b_len, pool, &pr, err)))
+    czk__progress pr = {progress, progress_ctx, 0, ni + na + (m - 1) + a_len + 3 * b_len};
+    if ((st = czk__g1s_fixed_base(out->vk.ic, kic, ni, pool, &pr, err)) ||
+        (st = czk__g1s_fixed_base(out->l, kl, na, pool, &pr, err)) ||
+        (st = czk__g1s_fixed_base(out->h, kh, m - 1, pool, &pr, err)) ||
+        (st = czk__g1s_fixed_base(out->a, ka, a_len, pool, &pr, err)) ||
+        (st = czk__g1s_fixed_base(out->b_g1, kb, b_len, pool, &pr, err)) ||
+        (st = czk__g2s_fixed_base(out->b_g2, kb, b_len, pool, &pr, err)))
         goto fail;
 
     /* The verifying key's fixed elements. */

@@ -108,5 +108,132 @@ for c in tiny poseidon_chain bits; do
   expect 1 "$c: bellperson proof with a wrong input fails" -- "$czk" verify --vk "$c.vk" \
       --proof "$c.proof.bin" --public "$c.bad.public.json"
 done
+
+# czk's test-only zkey writer (`czk setup --zkey`, used by bench/bench_prove.sh where
+# snarkjs's own setup would take hours): snarkjs must prove and verify with its keys,
+# export the same verification key, and accept czk's proofs made with them.
+# zkey_section FILE ID: the SHA-256 of one section, for comparing two zkeys.
+zkey_section() {
+  node -e '
+    const b = require("fs").readFileSync(process.argv[1]); const want = +process.argv[2];
+    let off = 12;
+    for (let i = 0; i < b.readUInt32LE(8); i++) {
+      const id = b.readUInt32LE(off), size = Number(b.readBigUInt64LE(off + 4)); off += 12;
+      if (id === want) {
+        /* A digest, not the bytes: node drops unflushed pipe output on process.exit. */
+        const h = require("crypto").createHash("sha256").update(b.subarray(off, off + size));
+        console.log(h.digest("hex"));
+        return;
+      }
+      off += size;
+    }
+    process.exitCode = 1;' "$1" "$2"
+}
+# zkey_section_head FILE: the counts at the start of the Groth16 header (section 2: the
+# field sizes and moduli, nVars, nPublic, domainSize), before the key's points.
+zkey_section_head() {
+  node -e '
+    const b = require("fs").readFileSync(process.argv[1]);
+    let off = 12;
+    for (let i = 0; i < b.readUInt32LE(8); i++) {
+      const id = b.readUInt32LE(off), size = Number(b.readBigUInt64LE(off + 4)); off += 12;
+      if (id === 2) { console.log(b.subarray(off, off + 100).toString("hex")); return; }
+      off += size;
+    }
+    process.exitCode = 1;' "$1"
+}
+# vk_matches OURS EXPORTED: every field czk writes equals snarkjs's export (czk's writer
+# leaves out vk_alphabeta_12, which the verifier does not read).
+vk_matches() {
+  node -e '
+    const fs = require("fs");
+    const a = JSON.parse(fs.readFileSync(process.argv[1])), b = JSON.parse(fs.readFileSync(process.argv[2]));
+    const extra = Object.keys(b).filter((k) => !(k in a));
+    const diff = Object.keys(a).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+    if (diff.length || extra.join() !== "vk_alphabeta_12") { console.log("differ:", diff, "missing:", extra); process.exit(1); }' "$1" "$2"
+}
+zkey_checks() { # zkey_checks NAME: NAME.r1cs and NAME.wtns exist
+  local c=$1
+  expect 0 "$c: czk setup --zkey (test-only snarkjs layout)" -- "$czk" setup --r1cs "$c.r1cs" \
+      --zkey "$c.t.zkey" --vk-json "$c.t.vk.json"
+  snarkjs zkey export verificationkey "$c.t.zkey" "$c.t.exported.vk.json" >/dev/null
+  expect 0 "$c: snarkjs's exported vk equals czk's vk json" -- vk_matches "$c.t.vk.json" "$c.t.exported.vk.json"
+  expect 0 "$c: snarkjs proves with czk's zkey" -- snarkjs groth16 prove "$c.t.zkey" "$c.wtns" \
+      "$c.t.sj.proof.json" "$c.t.sj.public.json"
+  if snarkjs groth16 verify "$c.t.vk.json" "$c.t.sj.public.json" "$c.t.sj.proof.json" 2>&1 | grep -q "OK"; then
+    ok "$c: snarkjs verifies its proof with czk's zkey and vk"
+  else
+    bad "$c: snarkjs rejects its own proof made with czk's zkey"
+  fi
+  expect 0 "$c: czk proves with czk's zkey" -- "$czk" prove --zkey "$c.t.zkey" --wtns "$c.wtns" \
+      --proof "$c.t.czk.proof.json" --public "$c.t.czk.public.json"
+  if snarkjs groth16 verify "$c.t.vk.json" "$c.t.czk.public.json" "$c.t.czk.proof.json" 2>&1 | grep -q "OK"; then
+    ok "$c: snarkjs verifies czk's proof with czk's zkey"
+  else
+    bad "$c: snarkjs rejects czk's proof made with czk's zkey"
+  fi
+  # The keys are fresh: the proof must not verify under any other key.
+  if [ -f "$c.vk.json" ]; then
+    if snarkjs groth16 verify "$c.vk.json" "$c.t.czk.public.json" "$c.t.czk.proof.json" 2>&1 | grep -q "OK"; then
+      bad "$c: a proof for czk's zkey verified under the ceremony's key"
+    else
+      ok "$c: a proof for czk's zkey fails under the ceremony's key"
+    fi
+  fi
+}
+for c in bits poseidon_chain; do
+  zkey_checks "$c"
+  # Header counts and the coefficient section must equal snarkjs's `groth16 setup` output
+  # byte for byte (the points differ: other toxic waste).
+  if [ "$(zkey_section "$c.t.zkey" 4)" = "$(zkey_section "${c}_0.zkey" 4)" ] &&
+     [ "$(zkey_section_head "$c.t.zkey")" = "$(zkey_section_head "${c}_0.zkey")" ]; then
+    ok "$c: zkey header counts and coefficients identical to snarkjs's setup"
+  else
+    bad "$c: zkey header counts or coefficients differ from snarkjs's setup"
+  fi
+done
+# The generated power-5 chain (the 2^20 benchmark circuit, here at 2^10).
+expect 0 "power5: czk gen-circuit" -- "$czk" gen-circuit --kind power5 --constraints 1022 \
+    --r1cs power5.r1cs --wtns power5.wtns
+if snarkjs wtns check power5.r1cs power5.wtns 2>&1 | grep -q "WITNESS IS CORRECT"; then
+  ok "power5: snarkjs wtns check accepts the generated witness"
+else
+  bad "power5: snarkjs wtns check rejects the generated witness"
+fi
+zkey_checks power5
+
+# circomlib's SHA-256 (59,793 constraints, domain 2^16): the bit-heavy circuit. A real
+# ceremony at 2^16 takes hours, so the keys come from czk's test-only zkey writer (checked
+# against snarkjs's own setup above); snarkjs computes the witness and verifies.
+c=sha256
+node "$nm/circom2/cli.js" "$circuits/$c.circom" --prime bls12381 --r1cs --wasm --O2 -l inc -o . >/dev/null
+snarkjs wtns calculate "${c}_js/$c.wasm" "$circuits/$c.input.json" "$c.wtns" >/dev/null
+zkey_checks "$c"
+# The public outputs are the digest of the input bytes, as node's own SHA-256 says.
+if node -e '
+    const fs = require("fs"), crypto = require("crypto");
+    const inp = JSON.parse(fs.readFileSync(process.argv[1])).in.map(Number);
+    const d = crypto.createHash("sha256").update(Buffer.from(inp)).digest("hex");
+    const want = [BigInt("0x" + d.slice(0, 32)).toString(), BigInt("0x" + d.slice(32)).toString()];
+    const got = JSON.parse(fs.readFileSync(process.argv[2]));
+    process.exit(JSON.stringify(got) === JSON.stringify(want) ? 0 : 1);' \
+    "$circuits/$c.input.json" "$c.t.czk.public.json"; then
+  ok "$c: public outputs equal node's SHA-256 of the input"
+else
+  bad "$c: public outputs differ from node's SHA-256 of the input"
+fi
+expect 0 "$c: czk verifies snarkjs's proof" -- "$czk" verify --vk "$c.t.vk.json" \
+    --proof "$c.t.sj.proof.json" --public "$c.t.sj.public.json"
+node -e '
+  const fs = require("fs"); const p = JSON.parse(fs.readFileSync(process.argv[1]));
+  p[0] = (BigInt(p[0]) ^ 1n).toString(); fs.writeFileSync(process.argv[2], JSON.stringify(p));' \
+  "$c.t.czk.public.json" "$c.bad.public.json"
+expect 1 "$c: czk rejects a wrong digest" -- "$czk" verify --vk "$c.t.vk.json" \
+    --proof "$c.t.czk.proof.json" --public "$c.bad.public.json"
+if snarkjs groth16 verify "$c.t.vk.json" "$c.bad.public.json" "$c.t.czk.proof.json" 2>&1 | grep -q "OK"; then
+  bad "$c: snarkjs accepted a wrong digest"
+else
+  ok "$c: snarkjs rejects a wrong digest"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
