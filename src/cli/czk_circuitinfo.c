@@ -30,31 +30,6 @@ static void usage(FILE *f)
                "the Winning PoSt circuit (V1).\n");
 }
 
-/* SIZE: a decimal number with an optional K/M/G/T suffix, optionally followed by iB or B. */
-static bool parse_size(const char *s, uint64_t *out)
-{
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s) return false;
-    unsigned shift = 0;
-    if (*end != '\0') {
-        char u = *end;
-        shift = u == 'K' || u == 'k'   ? 10
-                : u == 'M' || u == 'm' ? 20
-                : u == 'G' || u == 'g' ? 30
-                : u == 'T' || u == 't' ? 40
-                                       : 64;
-        if (shift == 64) return false;
-        end++;
-        if (*end != '\0' && strcmp(end, "iB") != 0 && strcmp(end, "ib") != 0 &&
-            strcmp(end, "B") != 0)
-            return false;
-    }
-    if (v == 0 || (shift > 0 && v > (UINT64_MAX >> shift))) return false;
-    *out = (uint64_t)v << shift;
-    return true;
-}
-
 /* The V1_1 interactive seal proof of a sector size. */
 static bool proof_of_size(uint64_t size, czk_seal_proof *out)
 {
@@ -105,7 +80,7 @@ int czk_cli_circuit_info(int argc, char **argv)
         }
     } else {
         uint64_t size = 0;
-        if (!parse_size(size_arg, &size) || !proof_of_size(size, &proof)) {
+        if (!czk_cli_parse_size(size_arg, &size) || !proof_of_size(size, &proof)) {
             fprintf(stderr, "czk circuit-info: no registered sector size '%s'\n", size_arg);
             return 2;
         }

@@ -22,31 +22,6 @@ static void usage(FILE *f)
                "piece CID. Without --sector-size it prints every registered sector size.\n");
 }
 
-/* SIZE: a decimal number with an optional KiB/MiB/GiB/TiB (or K/M/G/T) suffix. */
-static bool parse_size(const char *s, uint64_t *out)
-{
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s) return false;
-    unsigned shift = 0;
-    if (*end != '\0') {
-        char u = *end;
-        shift = u == 'K' || u == 'k'   ? 10
-                : u == 'M' || u == 'm' ? 20
-                : u == 'G' || u == 'g' ? 30
-                : u == 'T' || u == 't' ? 40
-                                       : 64;
-        if (shift == 64) return false;
-        end++;
-        if (strcmp(end, "iB") != 0 && strcmp(end, "ib") != 0 && strcmp(end, "B") != 0 &&
-            *end != '\0')
-            return false;
-    }
-    if (v == 0 || (shift > 0 && v > (UINT64_MAX >> shift))) return false;
-    *out = (uint64_t)v << shift;
-    return true;
-}
-
 /* CIDv1 of a piece commitment in multibase base32 (lower case, no padding). */
 static void piece_cid(char *out, size_t cap, const uint8_t comm[32])
 {
@@ -108,7 +83,7 @@ int czk_cli_comm_d(int argc, char **argv)
     bool json = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--sector-size") == 0 && i + 1 < argc) {
-            if (!parse_size(argv[++i], &size)) {
+            if (!czk_cli_parse_size(argv[++i], &size)) {
                 fprintf(stderr, "czk comm-d: bad --sector-size '%s'\n", argv[i]);
                 return 2;
             }
