@@ -14,14 +14,16 @@
 #
 # Timed: the wall clock of the whole CLI call on both sides (load the zkey and witness,
 # prove, write the JSON; czk also checks its proof before writing it), median of CZK_REPS
-# runs for czk and of SJ_REPS_16 / SJ_REPS_20 runs for snarkjs (one run at 2^20 takes about
+# runs for czk and of SJ_REPS_16 / SJ_REPS_20 runs for snarkjs (one run at 2^20 takes three to
 # four minutes). Both proofs are then verified with `snarkjs groth16 verify`.
 #
 # Usage: bench/bench_prove.sh WORK_DIR [CZK_BINARY]
 #   Generated circuits, witnesses and keys are cached in WORK_DIR (about 1.5 GB for all
 #   cases). Environment: CASES, CZK_REPS (3), SJ_REPS_16 (3), SJ_REPS_20 (1), and
-#   PREPARE_ONLY=1 to only generate the inputs, WAIT_IDLE=1 (WAIT_BUSY=10, WAIT_MAX=1800) to
-#   wait before each case until other jobs leave the CPUs under WAIT_BUSY % busy.
+#   PREPARE_ONLY=1 to only generate the inputs; WAIT_IDLE=1 (WAIT_BUSY=10, WAIT_MAX=1800,
+#   WAIT_OTHERS=15, RETRIES=3) to wait before each batch until other jobs leave the CPUs
+#   under WAIT_BUSY % busy, and to repeat a batch during which they took over WAIT_OTHERS %.
+#   The table reports, per side, the share of the machine other jobs took during the runs.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -41,38 +43,45 @@ cd "$work"
 
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 load1() { cut -d' ' -f1 /proc/loadavg; }
-# busy: percent of all CPUs busy over the next 3 s (others' work, when we are idle). The
-# load average lags by minutes and counts our own previous run; this does not.
+ncpu=$(nproc)
+tck=$(getconf CLK_TCK)
+# Busy CPU time of the whole machine so far, in clock ticks (user, nice, system, irq,
+# softirq). Its growth over a run minus the run's own CPU time is what other jobs took.
+busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
+# busy: percent of all CPUs busy over the next 3 s, while we run nothing.
 busy() {
-  local a b
-  a=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6 }' /proc/stat)
+  local a
+  a=$(busy_ticks)
   sleep 3
-  b=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6 }' /proc/stat)
-  echo "$a $b" | awk '{ u = $3 - $1; i = $4 - $2; printf "%.0f", (u + i) ? 100 * u / (u + i) : 0 }'
+  echo "$a $(busy_ticks)" | awk -v t="$tck" -v n="$ncpu" '{ printf "%.0f", 100 * ($2 - $1) / t / (3 * n) }'
 }
-# quiet: with WAIT_IDLE=1, wait (at most WAIT_MAX s, default 1800) until the machine is
-# under WAIT_BUSY % busy (default 10), so that others' jobs do not inflate the timings.
+# quiet: with WAIT_IDLE=1, wait (at most WAIT_MAX s, default 1800) until other jobs keep
+# the CPUs under WAIT_BUSY % busy (default 10), so that they do not inflate the timings.
 quiet() {
   [ "${WAIT_IDLE:-0}" = 1 ] || return 0
   local waited=0 b
   while b=$(busy); [ "$b" -ge "${WAIT_BUSY:-10}" ] && [ $waited -lt "${WAIT_MAX:-1800}" ]; do
     log "machine ${b}% busy, waiting"
-    sleep 20
-    waited=$((waited + 23))
+    sleep 10
+    waited=$((waited + 13))
   done
 }
 
-# timed OUT_PREFIX cmd...: runs the command, writes OUT_PREFIX.time = "wall cpu maxrss_kb"
-# and OUT_PREFIX.log = its output; fails when the command fails.
+# timed OUT_PREFIX cmd...: runs the command, writes OUT_PREFIX.log (its output) and
+# OUT_PREFIX.time = "wall cpu maxrss_kb others_cpu": others_cpu is the CPU time other
+# processes used meanwhile (machine busy time minus ours). Fails when the command fails.
 timed() {
-  local out=$1
+  local out=$1 t0 t1
   shift
+  t0=$(busy_ticks)
   if ! /usr/bin/time -f "%e %U %S %M" -o "$out.rawtime" "$@" >"$out.log" 2>&1; then
     echo "bench_prove: failed: $*" >&2
     tail -5 "$out.log" >&2
     return 1
   fi
-  awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$out.rawtime" >"$out.time"
+  t1=$(busy_ticks)
+  awk -v d=$((t1 - t0)) -v t="$tck" '{ o = d / t - $2 - $3; if (o < 0) o = 0;
+    printf "%s %.2f %s %.2f\n", $1, $2 + $3, $4, o }' "$out.rawtime" >"$out.time"
 }
 
 # median of the numbers on stdin
@@ -144,25 +153,33 @@ for c in $CASES; do
   info=$("$czk" r1cs-info --json $c.zkey)
   log_n=$(echo "$info" | sed 's/.*"domain_log2":\([0-9]*\).*/\1/')
   cons=$("$czk" r1cs-info --json $c.r1cs | sed 's/.*"constraints":\([0-9]*\).*/\1/')
-  quiet
   load_start=$(load1)
-  busy_czk=$(busy)
-
-  log "$c: czk prove x$CZK_REPS (load $(load1), others ${busy_czk}% busy)"
-  : >$c.czk.runs
-  for i in $(seq 1 "$CZK_REPS"); do
-    timed run.$c.czk.$i "$czk" prove --zkey $c.zkey --wtns $c.wtns --proof $c.czk.proof.json \
-        --public $c.czk.public.json --timings
-    echo "$(cut -d' ' -f1-2 run.$c.czk.$i.time) $i" >>$c.czk.runs
-  done
-  quiet
-  busy_sj=$(busy)
-  log "$c: snarkjs groth16 prove x$sj_reps (load $(load1), others ${busy_sj}% busy)"
-  : >$c.sj.runs
-  for i in $(seq 1 "$sj_reps"); do
-    timed run.$c.sj.$i node "$nm/snarkjs/build/cli.cjs" groth16 prove $c.zkey $c.wtns \
-        $c.sj.proof.json $c.sj.public.json
-    echo "$(cut -d' ' -f1-2 run.$c.sj.$i.time) $i" >>$c.sj.runs
+  # Each side: reps runs; with WAIT_IDLE=1 the batch is repeated (at most RETRIES times in
+  # all, default 3; snarkjs at 2^20 once) when other jobs took more than WAIT_OTHERS %
+  # (default 15) of the machine during it.
+  for side in czk sj; do
+    if [ $side = czk ]; then reps=$CZK_REPS; tries=${RETRIES:-3}; else reps=$sj_reps; tries=${RETRIES:-3}; fi
+    [ $side = sj ] && [ "$log_n" -ge 20 ] && tries=1
+    for attempt in $(seq 1 "$tries"); do
+      quiet
+      log "$c: $side prove x$reps, attempt $attempt (load $(load1))"
+      : >$c.$side.runs
+      for i in $(seq 1 "$reps"); do
+        if [ $side = czk ]; then
+          timed run.$c.czk.$i "$czk" prove --zkey $c.zkey --wtns $c.wtns --proof $c.czk.proof.json \
+              --public $c.czk.public.json --timings
+        else
+          timed run.$c.sj.$i node "$nm/snarkjs/build/cli.cjs" groth16 prove $c.zkey $c.wtns \
+              $c.sj.proof.json $c.sj.public.json
+        fi
+        echo "$(cut -d' ' -f1,2,4 run.$c.$side.$i.time) $i" >>$c.$side.runs
+      done
+      # others' share of the machine over the batch, in percent
+      others=$(awk -v n="$ncpu" '{ w += $1; o += $3 } END { printf "%.0f", 100 * o / (w * n) }' $c.$side.runs)
+      log "$c: $side: others took ${others}% of the machine"
+      [ "${WAIT_IDLE:-0}" = 1 ] && [ "$others" -gt "${WAIT_OTHERS:-15}" ] && [ "$attempt" -lt "$tries" ] || break
+    done
+    eval "others_$side=$others"
   done
   load_end=$(load1)
 
@@ -171,7 +188,7 @@ for c in $CASES; do
   sj_s=$(cut -d' ' -f1 $c.sj.runs | median)
   sj_cpu=$(cut -d' ' -f2 $c.sj.runs | median)
   # The stage timings of the czk run whose wall time is the median.
-  mid=$(sort -g $c.czk.runs | sed -n "$(((CZK_REPS + 1) / 2))p" | cut -d' ' -f3)
+  mid=$(sort -g $c.czk.runs | sed -n "$(((CZK_REPS + 1) / 2))p" | cut -d' ' -f4)
   stages=$(grep 'czk prove:' run.$c.czk.$mid.log | sed 's/^czk prove: //')
 
   verified=yes
@@ -186,18 +203,18 @@ for c in $CASES; do
   [ "$verified" = yes ] || pass=NO
   rows+=("$(printf '%-11s 2^%-3s %9s %8s (%6s) %8s (%6s) %6sx (%5sx) %5sx %-4s %-5s %s-%s %s/%s%%' \
       $c "$log_n" "$cons" "$czk_s" "$czk_cpu" "$sj_s" "$sj_cpu" "$ratio" "$cpu_ratio" \
-      "$target" "$pass" "$verified" "$load_start" "$load_end" "$busy_czk" "$busy_sj")")
+      "$target" "$pass" "$verified" "$load_start" "$load_end" "$others_czk" "$others_sj")")
   rows+=("            czk stages: $stages")
-  json+=("{\"case\":\"$c\",\"log2_domain\":$log_n,\"constraints\":$cons,\"czk_s\":$czk_s,\"czk_cpu_s\":$czk_cpu,\"czk_reps\":$CZK_REPS,\"snarkjs_s\":$sj_s,\"snarkjs_cpu_s\":$sj_cpu,\"snarkjs_reps\":$sj_reps,\"ratio\":$ratio,\"cpu_ratio\":$cpu_ratio,\"target\":$target,\"pass\":$([ "$pass" = yes ] && echo true || echo false),\"verified_by_snarkjs\":$([ "$verified" = yes ] && echo true || echo false),\"load1_start\":$load_start,\"load1_end\":$load_end,\"busy_before_czk_pct\":$busy_czk,\"busy_before_snarkjs_pct\":$busy_sj}")
+  json+=("{\"case\":\"$c\",\"log2_domain\":$log_n,\"constraints\":$cons,\"czk_s\":$czk_s,\"czk_cpu_s\":$czk_cpu,\"czk_reps\":$CZK_REPS,\"snarkjs_s\":$sj_s,\"snarkjs_cpu_s\":$sj_cpu,\"snarkjs_reps\":$sj_reps,\"ratio\":$ratio,\"cpu_ratio\":$cpu_ratio,\"target\":$target,\"pass\":$([ "$pass" = yes ] && echo true || echo false),\"verified_by_snarkjs\":$([ "$verified" = yes ] && echo true || echo false),\"load1_start\":$load_start,\"load1_end\":$load_end,\"others_during_czk_pct\":$others_czk,\"others_during_snarkjs_pct\":$others_sj}")
 done
 [ "${PREPARE_ONLY:-0}" = 1 ] && exit 0
 
 echo
 echo "Groth16 prove, wall seconds of the CLI call (CPU seconds user+sys in parentheses), medians;"
 echo "ratio = snarkjs / czk (the target applies to wall time); snjs? = both proofs pass snarkjs verify;"
-echo "load1 = 1-min load average at start-end; busy = % of the CPUs others used just before czk/snarkjs ran"
+echo "load1 = 1-min load average at start-end; others = % of the machine other jobs used during the czk/snarkjs runs"
 printf '%-11s %-5s %9s %17s %17s %16s %6s %-4s %-5s %s\n' case size constr "czk s (cpu)" \
-    "snarkjs s (cpu)" "ratio (cpu)" target pass snjs? "load1 busy"
+    "snarkjs s (cpu)" "ratio (cpu)" target pass snjs? "load1 others"
 for r in "${rows[@]}"; do echo "$r"; done
 echo
 (IFS=,; echo "{\"bench\":\"groth16_prove_vs_snarkjs\",\"cpus\":$(nproc),\"results\":[${json[*]}]}")

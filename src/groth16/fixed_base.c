@@ -148,7 +148,8 @@ czk_status czk__g1s_fixed_base(czk_g1_affine *out, const czk_fr *k, size_t n, cz
     tab.nwin = (255 + tab.c - 1) / tab.c;
     size_t per = ((size_t)1 << tab.c) - 1;
     tab.t = czk_malloc(tab.nwin * per * sizeof *tab.t);
-    if (tab.t == NULL) return czk_err_set(err, CZK_ENOMEM, "fixed-base: out of memory for the G1 table");
+    if (tab.t == NULL)
+        return czk_err_set(err, CZK_ENOMEM, "fixed-base: out of memory for the G1 table");
     struct g1_table_ctx tc = {&tab, &CZK_G1_GENERATOR};
     czk_pool_run(pool, tab.nwin, g1_table_task, &tc);
     size_t nch = (n + CHUNK - 1) / CHUNK, round = 64;
@@ -172,7 +173,8 @@ czk_status czk__g2s_fixed_base(czk_g2_affine *out, const czk_fr *k, size_t n, cz
     tab.nwin = (255 + tab.c - 1) / tab.c;
     size_t per = ((size_t)1 << tab.c) - 1;
     tab.t = czk_malloc(tab.nwin * per * sizeof *tab.t);
-    if (tab.t == NULL) return czk_err_set(err, CZK_ENOMEM, "fixed-base: out of memory for the G2 table");
+    if (tab.t == NULL)
+        return czk_err_set(err, CZK_ENOMEM, "fixed-base: out of memory for the G2 table");
     struct g2_table_ctx tc = {&tab, &CZK_G2_GENERATOR};
     czk_pool_run(pool, tab.nwin, g2_table_task, &tc);
     size_t nch = (n + G2_CHUNK - 1) / G2_CHUNK, round = 64;

@@ -161,8 +161,7 @@ czk_status czk_groth16_setup_zkey(const char *path, const czk_r1cs *r1cs, czk_gr
     if (vk_out != NULL) memset(vk_out, 0, sizeof *vk_out);
     if (r1cs == NULL || r1cs->n_inputs == 0)
         return czk_err_set(err, CZK_EINVAL, "setup: the R1CS needs at least the ONE input");
-    if (!r1cs->has_c)
-        return czk_err_set(err, CZK_EINVAL, "setup: the R1CS has no C matrix");
+    if (!r1cs->has_c) return czk_err_set(err, CZK_EINVAL, "setup: the R1CS has no C matrix");
     const size_t ni = r1cs->n_inputs, na = r1cs->n_aux, nv = ni + na;
     const size_t n_pub = ni - 1;
     if (nv > UINT32_MAX)
@@ -207,8 +206,7 @@ czk_status czk_groth16_setup_zkey(const char *path, const czk_r1cs *r1cs, czk_gr
     if ((st = lagrange_at(lag, n, &tau, &omega_n, log_n, 0, 1, err)) != CZK_OK) goto done;
     struct qap_ctx qc = {r1cs, lag, {u, v, wc}};
     czk_pool_run(pool, 3, qap_task, &qc);
-    for (size_t s = 0; s <= n_pub; s++)
-        czk_fr_add(&u[s], &u[s], &lag[r1cs->n_constraints + s]);
+    for (size_t s = 0; s <= n_pub; s++) czk_fr_add(&u[s], &u[s], &lag[r1cs->n_constraints + s]);
     czk_fr_inv(&dinv, &delta);
     czk_fr_from_u64(&r_fe, 2);
     for (int i = 0; i < 8; i++) czk_fr_sqr(&r_fe, &r_fe); /* 2^256 mod r */
