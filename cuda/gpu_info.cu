@@ -38,3 +38,25 @@ extern "C" czk_status czk_gpu_get_info(int ordinal, czk_gpu_info *out, czk_err *
     out->free_mem = free_b;
     return CZK_OK;
 }
+
+extern "C" czk_status czk_gpu_host_alloc(void **out, size_t n, czk_err *err)
+{
+    *out = NULL;
+    if (czk_gpu_count() == 0)
+        return czk_err_set(err, CZK_ENOGPU, "pinned host memory: no CUDA device");
+    void *p = NULL;
+    cudaError_t e = cudaHostAlloc(&p, n ? n : 1, cudaHostAllocPortable);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError(); /* clear the sticky error so later calls are unaffected */
+        return czk_err_set(err, CZK_ERESOURCE, "cudaHostAlloc(%zu bytes): %s", n,
+                           cudaGetErrorString(e));
+    }
+    *out = p;
+    return CZK_OK;
+}
+
+extern "C" void czk_gpu_host_free(void *p)
+{
+    if (p)
+        (void)cudaFreeHost(p);
+}

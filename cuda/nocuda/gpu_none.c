@@ -9,3 +9,11 @@ czk_status czk_gpu_get_info(int ordinal, czk_gpu_info *out, czk_err *err)
     (void)out;
     return czk_err_set(err, CZK_ENOGPU, "GPU %d: this build has no CUDA backend", ordinal);
 }
+
+czk_status czk_gpu_host_alloc(void **out, size_t n, czk_err *err)
+{
+    *out = NULL;
+    return czk_err_set(err, CZK_ENOGPU, "pinned host memory (%zu bytes): this build has no CUDA backend", n);
+}
+
+void czk_gpu_host_free(void *p) { (void)p; }

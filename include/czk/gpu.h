@@ -29,6 +29,16 @@ CZK_API int czk_gpu_count(void);
 /** Properties of device `ordinal`. */
 CZK_API czk_status czk_gpu_get_info(int ordinal, czk_gpu_info *out, czk_err *err);
 
+/**
+ * Page-locked host memory that every device can read at full PCIe speed
+ * (cudaHostAlloc, portable). CZK_ENOGPU without the CUDA backend or a device,
+ * CZK_ERESOURCE when the driver cannot pin that much; the caller then falls back to
+ * ordinary memory. Expensive (about 0.5 s per GiB): pool it, never allocate per job.
+ */
+CZK_API czk_status czk_gpu_host_alloc(void **out, size_t n, czk_err *err);
+/** Free memory from czk_gpu_host_alloc; NULL is ignored. */
+CZK_API void czk_gpu_host_free(void *p);
+
 /* ------------------------------------------------------------------------------------ */
 /* Multi-scalar multiplication on the GPU (cuda/msm.cu)                                 */
 /* ------------------------------------------------------------------------------------ */
