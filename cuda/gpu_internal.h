@@ -8,6 +8,7 @@
 #define CZK_GPU_INTERNAL_H
 
 #include "czk/common.h"
+#include "czk/gpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,6 +55,20 @@ czk_status czk__gpu_eval(int gpu, czk__gpu_op op, void *out, const void *a, cons
  */
 czk_status czk__gpu_ff_mul_rate(int gpu, int field, unsigned reps, double *muls_per_s,
                                 czk_err *err);
+
+/** Device address of the first point of a bases handle (cuda/msm.cu; for cuda/prove.cu). */
+const void *czk__gpu_bases_dev(const czk_gpu_bases *b);
+
+/**
+ * MSM on GPU `gpu` over device memory: `nbases` affine points of group 1 or 2 at
+ * `bases_dev` and n canonical scalars at `scalars_dev`, with the semantics of
+ * czk_gpu_g1s_msm_resident (density on the host, NULL for full). `out` is a czk_g1_jac or a
+ * czk_g2_jac. Returns when the result is on the host. The caller orders any earlier work
+ * that writes the scalars (this call runs on a stream of its own).
+ */
+czk_status czk__gpu_msm_dev(int gpu, int group, void *out, const void *bases_dev, size_t nbases,
+                            const czk_scalar *scalars_dev, size_t n, const uint64_t *density,
+                            czk_gpu_msm_stats *stats, czk_err *err);
 
 #ifdef __cplusplus
 }

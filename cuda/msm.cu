@@ -1130,3 +1130,28 @@ extern "C" czk_status czk__gpu_ff_mul_rate(int gpu, int field, unsigned reps,
     *muls_per_s = (double)threads * reps / (ms * 1e-3);
     return CZK_OK;
 }
+
+/* ------------------------------------------------------------------------------------ */
+/* Device-pointer entry points for the Groth16 prover (cuda/gpu_internal.h)             */
+/* ------------------------------------------------------------------------------------ */
+
+extern "C" const void *czk__gpu_bases_dev(const czk_gpu_bases *b)
+{
+    return b != nullptr ? b->d : nullptr;
+}
+
+extern "C" czk_status czk__gpu_msm_dev(int gpu, int group, void *out, const void *bases_dev,
+                                       size_t nbases, const czk_scalar *scalars_dev, size_t n,
+                                       const uint64_t *density, czk_gpu_msm_stats *stats,
+                                       czk_err *err)
+{
+    if (bases_dev == nullptr || (scalars_dev == nullptr && n > 0))
+        return czk_err_set(err, CZK_EINVAL, "msm: NULL device pointer");
+    if (group == 1)
+        return msm_device<g1_traits>(gpu, (czk_g1_jac *)out, (const affine_t<fp_t> *)bases_dev,
+                                     nbases, scalars_dev, n, density, stats, err);
+    if (group == 2)
+        return msm_device<g2_traits>(gpu, (czk_g2_jac *)out, (const affine_t<fp2_t> *)bases_dev,
+                                     nbases, scalars_dev, n, density, stats, err);
+    return czk_err_set(err, CZK_EINVAL, "msm: group %d", group);
+}

@@ -98,3 +98,18 @@ czk_status czk__gpu_ff_mul_rate(int gpu, int field, unsigned reps, double *muls_
     (void)gpu, (void)field, (void)reps, (void)muls_per_s;
     return NO_GPU(err);
 }
+
+const void *czk__gpu_bases_dev(const czk_gpu_bases *b)
+{
+    (void)b;
+    return NULL;
+}
+
+czk_status czk__gpu_msm_dev(int gpu, int group, void *out, const void *bases_dev, size_t nbases,
+                            const czk_scalar *scalars_dev, size_t n, const uint64_t *density,
+                            czk_gpu_msm_stats *stats, czk_err *err)
+{
+    (void)gpu, (void)group, (void)out, (void)bases_dev, (void)nbases, (void)scalars_dev;
+    (void)n, (void)density, (void)stats;
+    return NO_GPU(err);
+}

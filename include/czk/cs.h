@@ -16,6 +16,11 @@
  *                  bytes), so circuits can be compared with upstream's constraint for
  *                  constraint. Variable and constraint names take no part in that hash,
  *                  so this API has none.
+ *   CZK_CS_WITNESS the pre-compiled constraint evaluator's mode (czk/pce.h): witness
+ *                  values only. LCs keep their terms but sum them only when a gadget reads
+ *                  czk_lc_value (few do), and czk_cs_enforce only counts: a/b/c and the
+ *                  densities come from a recording of the same circuit, so the counts'
+ *                  densities are 0.
  *
  * Semantics are bellpepper's (bellpepper-core 0.4, which bellperson uses):
  *   - Input 0 is ONE (value 1), allocated at creation. Inputs and aux variables are
@@ -94,13 +99,14 @@ typedef enum czk_cs_mode {
     CZK_CS_COUNT = 1,
     CZK_CS_RECORD = 2,
     CZK_CS_HASH = 3,
+    CZK_CS_WITNESS = 4,
 } czk_cs_mode;
 
 /**
- * Caller memory. The witness buffers (inputs, aux) are required in EVAL mode and optional
- * in the others (given, the witness is stored there too). a, b, c are used in EVAL mode
- * only: rows_cap elements each. Capacities are in elements; running past one is a sticky
- * CZK_ERESOURCE, never a write past the end.
+ * Caller memory. The witness buffers (inputs, aux) are required in EVAL and WITNESS modes
+ * and optional in the others (given, the witness is stored there too). a, b, c are used in
+ * EVAL mode only: rows_cap elements each. Capacities are in elements; running past one is a
+ * sticky CZK_ERESOURCE, never a write past the end.
  */
 typedef struct czk_cs_buffers {
     czk_fr *inputs; /* inputs[0] = 1 is written at creation */
@@ -110,6 +116,16 @@ typedef struct czk_cs_buffers {
     czk_fr *a, *b, *c;
     size_t rows_cap;
 } czk_cs_buffers;
+
+/**
+ * RECORD mode's alternative to keeping the matrices (czk_cs_set_record_sink): called once
+ * per LC of every constraint, in order (row, then matrix 0 = A, 1 = B, 2 = C), with the LC
+ * in bellpepper's merged form (ids strictly increasing, no zero coefficient). The terms
+ * are only valid during the call. A status other than CZK_OK becomes the cs's sticky error.
+ */
+struct czk_lc_term;
+typedef czk_status (*czk_cs_record_sink)(void *ctx, unsigned matrix, uint64_t row,
+                                         const struct czk_lc_term *terms, uint32_t n);
 
 typedef struct czk_cs_config {
     czk_cs_mode mode;
@@ -143,6 +159,14 @@ CZK_API void czk_cs_destroy(czk_cs *cs);
  * LCs initialised on cs stay valid.
  */
 CZK_API czk_status czk_cs_reset(czk_cs *cs, const czk_cs_config *cfg, czk_err *err);
+
+/**
+ * RECORD mode, before the first constraint: send rows to `sink` instead of keeping them
+ * (czk_cs_take_r1cs then has nothing to give). czk/pce.h uses it to build its compact form
+ * without holding 40 bytes per term. A reset removes the sink. CZK_EINVAL in another mode
+ * or after a constraint.
+ */
+CZK_API czk_status czk_cs_set_record_sink(czk_cs *cs, czk_cs_record_sink sink, void *ctx);
 
 CZK_API czk_cs_mode czk_cs_get_mode(const czk_cs *cs);
 /** True when variable values are kept (EVAL, or another mode given witness buffers). */
@@ -226,7 +250,8 @@ CZK_API void czk_lc_add_const(czk_lc *lc, const czk_fr *k);
 CZK_API void czk_lc_add_lc(czk_lc *lc, const czk_fr *coeff, const czk_lc *other);
 /** − coeff·other (coeff NULL means 1). */
 CZK_API void czk_lc_sub_lc(czk_lc *lc, const czk_fr *coeff, const czk_lc *other);
-/** The value <lc, z>; zero when the cs has no witness. */
+/** The value <lc, z>; zero when the cs has no witness. In WITNESS mode it is summed from
+ *  the terms on each call. */
 CZK_API const czk_fr *czk_lc_value(const czk_lc *lc);
 /** Number of terms as added (before duplicates are merged). */
 CZK_API size_t czk_lc_len(const czk_lc *lc);

@@ -14,6 +14,8 @@
 #include "czk/bls12_381.h"
 #include "czk/common.h"
 #include "czk/cs.h"
+#include "czk/groth16.h"
+#include "czk/pool.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -102,6 +104,19 @@ CZK_API czk_status czk_fil_circuit_lookup(const char *circuit_id, czk_fil_kind *
  */
 CZK_API czk_status czk_fil_circuit_synthesize_shape(const char *circuit_id, czk_cs *cs,
                                                     czk_err *err);
+
+/**
+ * INSECURE, for tests only: czk TEST parameters for `circuit_id` (its R1CS recorded with
+ * czk_fil_circuit_synthesize_shape, keys from czk_groth16_setup's random toxic waste, not
+ * from a ceremony), written as dir/<params name>.params, .vk and .meta ({"sector_size":N}),
+ * each through a temporary file and a rename. When all three exist and `force` is false
+ * nothing is done. `*generated` (may be NULL) says whether files were written. `dir` is
+ * created if missing (its parent must exist).
+ */
+CZK_API czk_status czk_fil_test_params_generate(const char *circuit_id, const char *dir,
+                                                bool force, czk_pool *pool,
+                                                czk_progress_fn progress, void *progress_ctx,
+                                                bool *generated, czk_err *err);
 
 #ifdef __cplusplus
 }

@@ -194,6 +194,97 @@ CZK_API czk_status czk_gpu_groth16_h_dev(int gpu, czk_fr *a_dev, czk_fr *b_dev, 
  */
 CZK_API void czk_gpu_ntt_release(int gpu);
 
+/* ------------------------------------------------------------------------------------ */
+/* Groth16 partition prover (cuda/prove.cu)                                             */
+/* ------------------------------------------------------------------------------------ */
+
+/**
+ * A proving key's bases (H, L, A, B_G1, B_G2) resident on one GPU, uploaded once and used
+ * by every proof of that key on that GPU. A 32 GiB PoRep key takes about 48 GB; when it
+ * does not fit, czk_gpu_srs_create fails with CZK_ERESOURCE and the caller proves with
+ * srs = NULL (bases streamed from the host key in chunks, slower). Read-only once made:
+ * several threads may prove with one SRS at the same time.
+ */
+typedef struct czk_gpu_srs czk_gpu_srs;
+
+/** Upload pk's bases to GPU `gpu`. CZK_ERESOURCE when device memory runs out. */
+CZK_API czk_status czk_gpu_srs_create(czk_gpu_srs **out, int gpu, const czk_groth16_params *pk,
+                                      czk_err *err);
+/**
+ * For benchmarks at sizes where real bases are too slow to make: an SRS of the shape of
+ * `pk` (only its lengths are read; its point arrays may be NULL) filled with distinct
+ * pseudo-random subgroup points made on the GPU (czk_gpu_bases_synthesize). Proofs made
+ * with it are not valid for any key.
+ */
+CZK_API czk_status czk_gpu_srs_synthesize(czk_gpu_srs **out, int gpu,
+                                          const czk_groth16_params *pk, uint64_t seed,
+                                          czk_err *err);
+CZK_API void czk_gpu_srs_destroy(czk_gpu_srs *srs);
+/** Device bytes the SRS holds. */
+CZK_API uint64_t czk_gpu_srs_bytes(const czk_gpu_srs *srs);
+/** The GPU the SRS lives on, or -1 for NULL. */
+CZK_API int czk_gpu_srs_gpu(const czk_gpu_srs *srs);
+
+/** Where the B_G2 MSM runs. */
+typedef enum czk_gpu_b2_where {
+    CZK_GPU_B2_AUTO = 0, /* the default: see cuda/prove.cu for the measured choice */
+    CZK_GPU_B2_GPU = 1,  /* on the GPU after the G1 MSMs */
+    CZK_GPU_B2_CPU = 2   /* on the CPU pool (czk_g2s_msm), concurrently with the GPU work */
+} czk_gpu_b2_where;
+
+/** Options of czk_gpu_prove_ex; zero-initialised means the defaults. */
+typedef struct czk_gpu_prove_opts {
+    czk_gpu_b2_where b2;
+    /** Bases per streamed chunk when srs is NULL (0: the default, 2^24). */
+    size_t stream_chunk;
+    /** Run the witness MSMs (L, A, B) after H instead of beside it on a second host
+     *  thread (for measurements; streaming always runs them after H). */
+    bool no_overlap;
+} czk_gpu_prove_opts;
+
+/** What one GPU proof did; CUDA-event times of the device stages in seconds. */
+typedef struct czk_gpu_prove_stats {
+    uint64_t h2d_bytes;   /**< witness and a, b, c bytes copied to the device */
+    double h2d_s;         /**< from the first copy's start to the last copy's end */
+    uint64_t srs_h2d_bytes; /**< bases streamed from the host (0 with a resident SRS) */
+    bool host_pinned;     /**< a, b, c and aux were all page-locked host memory */
+    bool b2_on_cpu;
+    double ntt_s;         /**< H: transforms and the elementwise steps */
+    double msm_h_s, msm_l_s, msm_a_s, msm_b1_s, msm_b2_s; /**< device time of each MSM
+                                                            (msm_b2_s: CPU wall time there) */
+    double gpu_s;         /**< wall time from the first copy to the last MSM result */
+    size_t h_sig, l_sig;  /**< significant (not 0/1) scalars in the H and L MSMs */
+} czk_gpu_prove_stats;
+
+/**
+ * Prove one circuit (one partition) on GPU `gpu`, with the bytes czk_groth16_prove makes
+ * for the same r and s (r, s NULL: fresh from the OS CSPRNG). The assignment's a, b, c
+ * and aux are copied straight from the caller's buffers with asynchronous copies that
+ * overlap the transforms: page-locked buffers (czk_gpu_host_alloc) copy at full PCIe
+ * speed, ordinary memory works at a fraction of it. As in czk_groth16_prove, a, b, c must
+ * hold 2^log_m elements and are overwritten (for bellperson the input rows are appended
+ * in them). srs: the key's bases resident on this GPU, or NULL to stream them from pk.
+ * `pool` runs the host-side parts (B_G2 when it runs on the CPU). `t` (may be NULL) gets
+ * the stage times. CZK_ENOGPU without a usable GPU, CZK_ERESOURCE when device memory
+ * runs out, CZK_ECUDA for other CUDA failures, CZK_EINVAL for inconsistent shapes.
+ * Device memory besides the SRS: a, b, c and the witness (17 GB at 2^27, from a pool
+ * kept between proofs) and the MSM scratch (about 21 GB at its peak, for the H MSM at
+ * 2^27). Several threads may prove at once on one GPU (measured on an H200: two 2^27
+ * partitions at once took 1.69 s a partition against 1.73 s one at a time).
+ */
+CZK_API czk_status czk_gpu_prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
+                                 const czk_gpu_srs *srs, const czk_groth16_assignment *asg,
+                                 const czk_fr *r, const czk_fr *s, czk_pool *pool,
+                                 czk_groth16_timings *t, czk_err *err);
+
+/** czk_gpu_prove with options (NULL: defaults) and statistics (NULL: none). */
+CZK_API czk_status czk_gpu_prove_ex(czk_groth16_proof *out, int gpu,
+                                    const czk_groth16_params *pk, const czk_gpu_srs *srs,
+                                    const czk_groth16_assignment *asg, const czk_fr *r,
+                                    const czk_fr *s, czk_pool *pool,
+                                    const czk_gpu_prove_opts *opts, czk_groth16_timings *t,
+                                    czk_gpu_prove_stats *stats, czk_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -56,11 +56,11 @@ CZK_API unsigned czk_snap_h_default(const czk_snap_params *p);
 
 /** The witness of one challenge: the three inclusion paths of the challenged node c
  *  (leaf_index c, leaf and siblings as czk_merkle_prove gives them). */
-typedef struct czk_snap_challenge_proof {
+typedef struct czk_snap_challenge_witness {
     czk_merkle_path r_old; /* TreeROld (Poseidon, p->tree_r shape) */
     czk_merkle_path d_new; /* TreeDNew (binary SHA-256, challenge_bit_len levels) */
     czk_merkle_path r_new; /* TreeRNew */
-} czk_snap_challenge_proof;
+} czk_snap_challenge_witness;
 
 /**
  * The witness of one partition (circuit.rs PublicInputs::new + PrivateInputs::new).
@@ -74,7 +74,7 @@ typedef struct czk_snap_witness {
     uint8_t comm_r_old[32], comm_d_new[32], comm_r_new[32];
     uint8_t comm_c[32], root_r_old[32], root_r_new[32];
     const uint8_t (*apex_leafs)[32];            /* apex_leaf_count nodes of TreeDNew */
-    const czk_snap_challenge_proof *challenges; /* challenge_count of them, in order */
+    const czk_snap_challenge_witness *challenges; /* challenge_count of them, in order */
 } czk_snap_witness;
 
 /**

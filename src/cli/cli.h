@@ -20,5 +20,14 @@ int czk_cli_comm_d(int argc, char **argv);
 int czk_cli_seal(int argc, char **argv);
 int czk_cli_circuit_info(int argc, char **argv);
 int czk_cli_vanilla_verify(int argc, char **argv);
+/* `czk fixture porep|snap|wpost|winning` (czk_fixture.c): synthetic C1 / vanilla proofs. */
+int czk_cli_fixture(int argc, char **argv);
+/* `czk fixture snap|wpost|winning` (czk_fixture_sp.c): argv[0] is the kind's word. */
+int czk_fixture_snap_main(int argc, char **argv);
+int czk_fixture_post_main(int argc, char **argv, bool winning);
+
+/* czk submit|await|run-job|cancel|list|watch|status|metrics|preload|evict (czk_client.c):
+ * argv[0] is the command; talks to czkd over gRPC. */
+int czk_cli_client(int argc, char **argv);
 
 #endif

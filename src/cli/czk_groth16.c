@@ -7,6 +7,7 @@
  * little-endian Fr values).
  */
 #include "czk/alloc.h"
+#include "czk/fil_job.h"
 #include "czk/groth16.h"
 #include "czk/log.h"
 #include "cli.h"
@@ -398,10 +399,44 @@ static void setup_usage(void)
     fprintf(stderr,
             "usage: czk setup --r1cs X.r1cs --params OUT.params [--vk OUT.vk] [--threads N]\n"
             "       czk setup --r1cs X.r1cs --zkey OUT.zkey [--vk-json OUT.vk.json] [--threads N]\n"
+            "       czk setup --circuit ID --param-dir DIR [--force] [--threads N]\n"
             "Generates Groth16 parameters from random toxic waste: bellperson's layout\n"
             "(--params), or a snarkjs .zkey (--zkey) that snarkjs proves and verifies with.\n"
+            "--circuit records a Filecoin circuit (porep-2k, snap-8m, wpost-32g, winning-2k, ...)\n"
+            "and writes DIR/<Filecoin parameter name>.params, .vk and .meta; existing files\n"
+            "are kept unless --force.\n"
             "INSECURE: the toxic waste was in this process and there is no ceremony; for\n"
             "tests and benchmarks only.\n");
+}
+
+/* czk setup --circuit ID --param-dir DIR: test parameters for a Filecoin circuit. */
+static int setup_circuit(const char *circuit_id, const char *dir, bool force, unsigned threads)
+{
+    czk_err err;
+    czk_err_clear(&err);
+    const char *name = NULL;
+    if (czk_fil_circuit_lookup(circuit_id, NULL, NULL, &name, &err) != CZK_OK) return fail(&err);
+    fprintf(stderr,
+            "czk setup: %s -> %s/%s.{params,vk,meta}\n"
+            "czk setup: THESE ARE czk TEST PARAMETERS: random toxic waste that this process\n"
+            "           discards (known to nobody), but NOT the output of Filecoin's trusted-setup\n"
+            "           ceremony. Proofs made with them do not verify on chain.\n",
+            circuit_id, dir, name);
+    czk_pool *pool = NULL;
+    if (czk_pool_create(&pool, threads, &err) != CZK_OK) return fail(&err);
+    bool generated = false;
+    double t0 = now_s();
+    czk_status s = czk_fil_test_params_generate(circuit_id, dir, force, pool, progress_bar,
+                                                "setup", &generated, &err);
+    czk_pool_destroy(pool);
+    if (s != CZK_OK) return fail(&err);
+    if (generated)
+        fprintf(stderr, "czk setup: wrote %s/%s.params, .vk, .meta in %.1f s\n", dir, name,
+                now_s() - t0);
+    else
+        fprintf(stderr, "czk setup: %s/%s.params, .vk and .meta exist; kept (use --force to "
+                "regenerate)\n", dir, name);
+    return 0;
 }
 
 int czk_cli_setup(int argc, char **argv)
@@ -412,10 +447,15 @@ int czk_cli_setup(int argc, char **argv)
                                          {"zkey", required_argument, 0, 'z'},
                                          {"vk-json", required_argument, 0, 'j'},
                                          {"threads", required_argument, 0, 't'},
+                                         {"circuit", required_argument, 0, 'c'},
+                                         {"param-dir", required_argument, 0, 'd'},
+                                         {"force", no_argument, 0, 'f'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *r1cs_path = NULL, *params_path = NULL, *vk_path = NULL;
     const char *zkey_path = NULL, *vk_json_path = NULL;
+    const char *circuit_id = NULL, *param_dir = NULL;
+    bool force = false;
     unsigned threads = 0;
     int c;
     optind = 1;
@@ -427,9 +467,19 @@ int czk_cli_setup(int argc, char **argv)
         case 'z': zkey_path = optarg; break;
         case 'j': vk_json_path = optarg; break;
         case 't': threads = (unsigned)strtoul(optarg, NULL, 10); break;
+        case 'c': circuit_id = optarg; break;
+        case 'd': param_dir = optarg; break;
+        case 'f': force = true; break;
         case 'h': setup_usage(); return 0;
         default: setup_usage(); return 2;
         }
+    }
+    if (circuit_id != NULL || param_dir != NULL) {
+        if (circuit_id == NULL || param_dir == NULL || r1cs_path || params_path || zkey_path) {
+            setup_usage();
+            return 2;
+        }
+        return setup_circuit(circuit_id, param_dir, force, threads);
     }
     if (!r1cs_path || (params_path == NULL) == (zkey_path == NULL) ||
         (zkey_path != NULL && vk_path != NULL) || (params_path != NULL && vk_json_path != NULL)) {

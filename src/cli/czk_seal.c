@@ -8,7 +8,9 @@
 #include "czk/filecoin.h"
 #include "czk/merkle.h"
 #include "czk/pool.h"
+#include "czk/porep_vanilla.h"
 #include "czk/seal.h"
+#include "czk/vanilla.h"
 #include "cli.h"
 
 #include <errno.h>
@@ -23,7 +25,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: czk seal --registered-proof NAME [--data FILE [--padded] | --zero |\n"
             "                --random SEED] --prover-id N --sector-id N --ticket HEX\n"
-            "                --out-dir DIR [--threads N] [--json]\n"
+            "                --out-dir DIR [--threads N] [--json] [--seed HEX --c1-out FILE]\n"
             "\n"
             "Seals a sector of up to 512 MiB in memory and writes DIR/sealed (the replica),\n"
             "DIR/unsealed (the fr32-padded data) and DIR/seal.json (comm_d, comm_r, comm_c,\n"
@@ -38,7 +40,10 @@ static void usage(FILE *f)
             "  --sector-id N   sector number\n"
             "  --ticket HEX    32-byte ticket, 64 hex digits\n"
             "  --threads N     worker threads (default: all CPUs)\n"
-            "  --json          print the JSON instead of the text summary\n");
+            "  --json          print the JSON instead of the text summary\n"
+            "  --seed HEX      32-byte interactive seed (64 hex digits) for --c1-out\n"
+            "  --c1-out FILE   also write the C1 output (SealCommitPhase1Output JSON, as\n"
+            "                  filecoin-proofs' seal_commit_phase1) for that seed\n");
 }
 
 static void hex(char out[65], const uint8_t d[32])
@@ -212,10 +217,39 @@ static void print_json(FILE *f, const czk_sector *s, uint64_t actor, uint64_t se
             t.labels, t.tree_c, t.encode, t.tree_r_last, t.total);
 }
 
+/* The C1 output of the sealed sector for `seed`, checked before it is written. */
+static czk_status write_c1(const char *path, const czk_sector *s, const uint8_t ticket[32],
+                           const uint8_t seed[32], czk_pool *pool)
+{
+    czk_err err;
+    czk_c1_output *c1 = NULL;
+    uint8_t *json = NULL;
+    size_t len = 0;
+    czk_seal_proof proof = czk_sector_info(s)->proof;
+    czk_status st = czk_porep_c1_from_sector(&c1, s, ticket, seed, pool, &err);
+    if (st == CZK_OK) st = czk_porep_c1_verify(c1, proof, 0, &err);
+    if (st == CZK_OK) st = czk_c1_write_json(c1, &json, &len, &err);
+    czk_c1_output_free(c1);
+    if (st != CZK_OK) {
+        fprintf(stderr, "czk seal: C1: %s\n", err.msg);
+        return st;
+    }
+    FILE *f = fopen(path, "wb");
+    bool ok = f != NULL && fwrite(json, 1, len, f) == len;
+    if (f != NULL && fclose(f) != 0) ok = false;
+    czk_free(json);
+    if (!ok) {
+        fprintf(stderr, "czk seal: cannot write %s: %s\n", path, strerror(errno));
+        return CZK_EIO;
+    }
+    return CZK_OK;
+}
+
 int czk_cli_seal(int argc, char **argv)
 {
     const char *proof_name = NULL, *data_path = NULL, *seed = NULL, *out_dir = NULL;
     const char *prover_arg = NULL, *sector_arg = NULL, *ticket_arg = NULL;
+    const char *c1_seed_arg = NULL, *c1_out = NULL;
     bool padded = false, zero = false, json = false;
     unsigned threads = 0;
     for (int i = 1; i < argc; i++) {
@@ -235,6 +269,10 @@ int czk_cli_seal(int argc, char **argv)
             ticket_arg = argv[++i];
         else if (strcmp(a, "--out-dir") == 0 && has)
             out_dir = argv[++i];
+        else if (strcmp(a, "--seed") == 0 && has)
+            c1_seed_arg = argv[++i];
+        else if (strcmp(a, "--c1-out") == 0 && has)
+            c1_out = argv[++i];
         else if (strcmp(a, "--threads") == 0 && has) {
             uint64_t v;
             if (!parse_u64(argv[++i], &v) || v > 4096) {
@@ -266,6 +304,15 @@ int czk_cli_seal(int argc, char **argv)
     }
     if ((data_path != NULL) + (seed != NULL) + zero > 1 || (padded && data_path == NULL)) {
         fprintf(stderr, "czk seal: give one of --data FILE [--padded], --zero, --random SEED\n");
+        return 2;
+    }
+    uint8_t c1_seed[32];
+    if ((c1_seed_arg != NULL) != (c1_out != NULL)) {
+        fprintf(stderr, "czk seal: --seed and --c1-out go together\n");
+        return 2;
+    }
+    if (c1_seed_arg != NULL && !parse_hex32(c1_seed_arg, c1_seed)) {
+        fprintf(stderr, "czk seal: bad --seed (need 64 hex digits)\n");
         return 2;
     }
     czk_err err;
@@ -346,11 +393,20 @@ int czk_cli_seal(int argc, char **argv)
     czk_sector *s = NULL;
     czk_status st = czk_sector_seal(&s, &in, pool, &err);
     unsigned nthreads = czk_pool_size(pool);
-    czk_pool_destroy(pool);
     if (st != CZK_OK) {
+        czk_pool_destroy(pool);
         fprintf(stderr, "czk seal: %s\n", err.msg);
         goto out;
     }
+    if (c1_out != NULL) {
+        st = write_c1(c1_out, s, in.ticket, c1_seed, pool);
+        if (st != CZK_OK) {
+            czk_pool_destroy(pool);
+            czk_sector_destroy(s);
+            goto out;
+        }
+    }
+    czk_pool_destroy(pool);
     if (write_file(out_dir, "sealed", czk_sector_replica(s), size) != 0 ||
         write_file(out_dir, "unsealed", czk_sector_data(s), size) != 0) {
         czk_sector_destroy(s);
@@ -392,6 +448,7 @@ int czk_cli_seal(int argc, char **argv)
                t.total, nthreads, t.tree_d, t.labels, t.tree_c, t.encode, t.tree_r_last,
                czk_sdr_sha256_backend());
         printf("wrote   %s/{sealed,unsealed,seal.json}\n", out_dir);
+        if (c1_out != NULL) printf("wrote   C1 output to %s\n", c1_out);
     }
     czk_sector_destroy(s);
     rc = 0;

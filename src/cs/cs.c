@@ -70,6 +70,8 @@ struct czk_cs {
     uint32_t dup_gen;
 
     /* RECORD. */
+    czk_cs_record_sink sink; /* NULL: rows go into rec */
+    void *sink_ctx;
     rec_mat rec[3];
     size_t rec_rows_cap; /* entries of each row_ptr */
     bool r1cs_ready;
@@ -270,11 +272,11 @@ static czk_status hash_start(czk_cs *cs)
 static czk_status cs_configure(czk_cs *cs, const czk_cs_config *cfg, czk_err *err)
 {
     const czk_cs_buffers *b = &cfg->buf;
-    if ((unsigned)cfg->mode > CZK_CS_HASH)
+    if ((unsigned)cfg->mode > CZK_CS_WITNESS)
         return czk_err_set(err, CZK_EINVAL, "cs: unknown mode %d", (int)cfg->mode);
     if ((b->inputs == NULL && b->inputs_cap > 0) || (b->aux == NULL && b->aux_cap > 0))
         return czk_err_set(err, CZK_EINVAL, "cs: witness buffer NULL with a capacity");
-    bool witness = cfg->mode == CZK_CS_EVAL || b->inputs != NULL;
+    bool witness = cfg->mode == CZK_CS_EVAL || cfg->mode == CZK_CS_WITNESS || b->inputs != NULL;
     if (witness && (b->inputs == NULL || b->inputs_cap < 1))
         return czk_err_set(err, CZK_EINVAL, "cs: witness needs an inputs buffer (ONE at 0)");
     if (cfg->mode == CZK_CS_EVAL && b->rows_cap > 0 &&
@@ -310,6 +312,8 @@ static czk_status cs_configure(czk_cs *cs, const czk_cs_config *cfg, czk_err *er
 
     for (int m = 0; m < 3; m++) cs->rec[m].nnz = 0;
     cs->r1cs_ready = false;
+    cs->sink = NULL;
+    cs->sink_ctx = NULL;
     if (cfg->mode == CZK_CS_RECORD) {
         for (int m = 0; m < 3; m++) {
             if (cs->rec[m].row_ptr == NULL) {
@@ -373,6 +377,14 @@ void czk_cs_destroy(czk_cs *cs)
     }
     if (cs->md != NULL) EVP_MD_CTX_free(cs->md);
     czk_free(cs);
+}
+
+czk_status czk_cs_set_record_sink(czk_cs *cs, czk_cs_record_sink sink, void *ctx)
+{
+    if (cs->mode != CZK_CS_RECORD || cs->n_constraints > 0 || cs->finished) return CZK_EINVAL;
+    cs->sink = sink;
+    cs->sink_ctx = ctx;
+    return CZK_OK;
 }
 
 czk_cs_mode czk_cs_get_mode(const czk_cs *cs)
@@ -589,7 +601,9 @@ static inline void lc_push(czk_lc *lc, uint32_t id, uint32_t kind, const czk_fr 
     t->kind = kind;
     if (kind == CZK_LC_COEFF_GENERAL) t->coeff = *coeff;
     lc->len++;
-    if (acc && cs->witness) accumulate(&lc->value, kind, coeff, value_of(cs, id));
+    /* WITNESS mode computes an LC's value only when it is read (czk_lc_value). */
+    if (acc && cs->witness && cs->mode != CZK_CS_WITNESS)
+        accumulate(&lc->value, kind, coeff, value_of(cs, id));
 }
 
 void czk_lc_add(czk_lc *lc, czk_var v)
@@ -638,7 +652,7 @@ static void lc_add_scaled(czk_lc *lc, uint32_t kk, const czk_fr *k, const czk_lc
         return;
     }
     /* The value first: other may be lc itself. */
-    if (cs->witness) {
+    if (cs->witness && cs->mode != CZK_CS_WITNESS) {
         czk_fr ov = other->value;
         if (kk == CZK_LC_COEFF_ONE) {
             fr_add(&lc->value, &lc->value, &ov);
@@ -712,7 +726,20 @@ void czk_lc_assign(czk_lc *lc, const czk_lc *src)
 
 const czk_fr *czk_lc_value(const czk_lc *lc)
 {
-    return lc->cs->witness ? &lc->value : &FR_ZERO;
+    const czk_cs *cs = lc->cs;
+    if (!cs->witness) return &FR_ZERO;
+    if (cs->mode == CZK_CS_WITNESS) {
+        /* Few LCs are ever read (a Poseidon round's, a packing's), so WITNESS mode sums the
+         * terms here rather than on every addition. The LC is the caller's mutable object
+         * (czk_lc_init wrote it), so caching the sum in it is sound. */
+        czk_lc *m = (czk_lc *)lc;
+        czk_fr acc = FR_ZERO;
+        const czk_lc_term *t = lc_cterms(lc);
+        for (uint32_t i = 0; i < lc->len; i++)
+            accumulate(&acc, t[i].kind, &t[i].coeff, value_of(cs, t[i].var));
+        m->value = acc;
+    }
+    return &lc->value;
 }
 size_t czk_lc_len(const czk_lc *lc)
 {
@@ -916,6 +943,9 @@ void czk_cs_enforce(czk_cs *cs, const czk_lc *a, const czk_lc *b, const czk_lc *
     if (c == NULL) c = &EMPTY_LC_TEMPLATE;
     uint64_t j = cs->n_constraints++;
 
+    /* WITNESS: no densities, no a/b/c: they come from the recording. */
+    if (cs->mode == CZK_CS_WITNESS) return;
+
     if (cs->mode == CZK_CS_EVAL || cs->mode == CZK_CS_COUNT) {
         if (cs->mode == CZK_CS_EVAL && cs->status == CZK_OK) {
             if (j < cs->buf.rows_cap) {
@@ -942,7 +972,8 @@ void czk_cs_enforce(czk_cs *cs, const czk_lc *a, const czk_lc *b, const czk_lc *
     /* RECORD and HASH need every LC in its merged form; both stop storing after an
      * error but keep counting. */
     bool store = cs->status == CZK_OK;
-    if (cs->mode == CZK_CS_RECORD && store) store = record_rows_reserve(cs, j + 1);
+    if (cs->mode == CZK_CS_RECORD && store && cs->sink == NULL)
+        store = record_rows_reserve(cs, j + 1);
     const czk_lc *lcs[3] = {a, b, c};
     for (int m = 0; m < 3; m++) {
         uint32_t n;
@@ -950,7 +981,10 @@ void czk_cs_enforce(czk_cs *cs, const czk_lc *a, const czk_lc *b, const czk_lc *
         if (m == 0) mark_density(cs, t, n, cs->a_aux_bits, NULL);
         if (m == 1) mark_density(cs, t, n, cs->b_aux_bits, cs->b_input_bits);
         if (!store || cs->status != CZK_OK) continue;
-        if (cs->mode == CZK_CS_RECORD)
+        if (cs->mode == CZK_CS_RECORD && cs->sink != NULL) {
+            czk_status s = cs->sink(cs->sink_ctx, (unsigned)m, j, t, n);
+            if (s != CZK_OK) cs_failf(cs, s, "cs: record sink failed at row %" PRIu64, j);
+        } else if (cs->mode == CZK_CS_RECORD)
             record_row(cs, m, t, n, j);
         else
             hash_lc(cs, t, n);
@@ -1038,7 +1072,7 @@ czk_status czk_cs_finish(czk_cs *cs, czk_err *err)
 czk_status czk_cs_take_r1cs(czk_cs *cs, czk_r1cs *out, czk_err *err)
 {
     memset(out, 0, sizeof *out);
-    if (cs->mode != CZK_CS_RECORD || !cs->r1cs_ready)
+    if (cs->mode != CZK_CS_RECORD || !cs->r1cs_ready || cs->sink != NULL)
         return czk_err_set(err, CZK_EINVAL, "cs: no finished recording to take");
     out->n_inputs = (uint32_t)cs->n_inputs;
     out->n_aux = (uint32_t)cs->n_aux;

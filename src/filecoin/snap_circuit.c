@@ -255,7 +255,7 @@ static czk_status check_witness(czk_cs *cs, const czk_snap_params *p, const czk_
     unsigned rl = czk_por_shape_levels(&p->tree_r), B = p->challenge_bit_len;
     unsigned P = p->partition_bit_len;
     for (unsigned i = 0; i < p->challenge_count; i++) {
-        const czk_snap_challenge_proof *c = &w->challenges[i];
+        const czk_snap_challenge_witness *c = &w->challenges[i];
         if (c->r_old.levels != rl || c->r_new.levels != rl || c->d_new.levels != B)
             return czk_cs_fail(cs, CZK_EINVAL, "snap: challenge %u has paths of the wrong height",
                                i);
@@ -368,7 +368,7 @@ czk_status czk_snap_synthesize(czk_cs *cs, const czk_snap_params *p, const czk_s
     }
 
     for (unsigned ci = 0; ci < CC; ci++) {
-        const czk_snap_challenge_proof *cp = w != NULL ? &w->challenges[ci] : NULL;
+        const czk_snap_challenge_witness *cp = w != NULL ? &w->challenges[ci] : NULL;
         /* c_bits = this challenge's random bits ‖ partition bits (little-endian). */
         memcpy(cbits,
                dbits + (size_t)(ci / per_digest) * 255 + (size_t)(ci % per_digest) * bits_per,

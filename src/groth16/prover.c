@@ -6,6 +6,7 @@
 #include "czk/alloc.h"
 #include "czk/groth16.h"
 #include "czk/ntt.h"
+#include "prove_common.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -140,40 +141,7 @@ static czk_status compute_h(const czk_groth16_params *pk, const czk_groth16_assi
 static czk_status check_shapes(const czk_groth16_params *pk, const czk_groth16_assignment *asg,
                                czk_err *err)
 {
-    if (pk == NULL || asg == NULL || asg->a == NULL || asg->b == NULL || asg->c == NULL ||
-        asg->inputs == NULL || (asg->aux == NULL && pk->n_aux > 0))
-        return czk_err_set(err, CZK_EINVAL, "prove: missing key or assignment buffers");
-    if (pk->log_m == 0 || pk->log_m > 31)
-        return czk_err_set(err, CZK_EINVAL, "parameters: log_m %u out of range", pk->log_m);
-    size_t m = (size_t)1 << pk->log_m;
-    size_t want_h = pk->conv == CZK_H_BELLPERSON ? m - 1 : m;
-    if (pk->h_len != want_h)
-        return czk_err_set(err, CZK_EINVAL, "parameters: %zu H points, expected %zu", pk->h_len,
-                           want_h);
-    if (pk->l_len != pk->n_aux)
-        return czk_err_set(err, CZK_EINVAL, "parameters: %zu L points for %u aux variables",
-                           pk->l_len, pk->n_aux);
-    size_t n_vars = (size_t)pk->n_inputs + pk->n_aux;
-    size_t a_need = pk->n_inputs + (asg->a_aux_density
-                                        ? czk_density_count(asg->a_aux_density, pk->n_aux)
-                                        : pk->n_aux);
-    size_t b_need = (asg->b_input_density ? czk_density_count(asg->b_input_density, pk->n_inputs)
-                                          : pk->n_inputs) +
-                    (asg->b_aux_density ? czk_density_count(asg->b_aux_density, pk->n_aux)
-                                        : pk->n_aux);
-    if (pk->a_len != a_need)
-        return czk_err_set(err, CZK_EINVAL,
-                           "parameters: %zu A points, the assignment's density needs %zu",
-                           pk->a_len, a_need);
-    if (pk->b_g1_len != b_need || pk->b_g2_len != b_need)
-        return czk_err_set(err, CZK_EINVAL,
-                           "parameters: %zu/%zu B points, the assignment's density needs %zu",
-                           pk->b_g1_len, pk->b_g2_len, b_need);
-    if (pk->vk.ic_len != pk->n_inputs)
-        return czk_err_set(err, CZK_EINVAL, "parameters: %zu IC points for %u inputs",
-                           pk->vk.ic_len, pk->n_inputs);
-    (void)n_vars;
-    return CZK_OK;
+    return czk__groth16_check_shapes(pk, asg, err);
 }
 
 czk_status czk_groth16_compute_h(czk_scalar *h_out, size_t *h_len, const czk_groth16_params *pk,
@@ -198,16 +166,7 @@ static czk_status prove_one(czk_groth16_proof *out, const czk_groth16_params *pk
     double t0 = now_s();
 
     czk_fr r, s;
-    if (r_in != NULL) {
-        r = *r_in;
-    } else if ((st = czk_fr_random(&r)) != CZK_OK) {
-        return czk_err_set(err, st, "prove: no randomness from the OS");
-    }
-    if (s_in != NULL) {
-        s = *s_in;
-    } else if ((st = czk_fr_random(&s)) != CZK_OK) {
-        return czk_err_set(err, st, "prove: no randomness from the OS");
-    }
+    if ((st = czk__groth16_blinding(&r, &s, r_in, s_in, err)) != CZK_OK) return st;
 
     size_t h_len = 0;
     st = compute_h(pk, asg, domain, &h_len, pool, err);
@@ -223,72 +182,31 @@ static czk_status prove_one(czk_groth16_proof *out, const czk_groth16_params *pk
     czk_frs_to_scalars(z, asg->inputs, ni, pool);
     if (na > 0) czk_frs_to_scalars(z + ni, asg->aux, na, pool);
 
-    czk_g1_jac h, l, a_in, a_aux, b1_in, b1_aux;
-    czk_g2_jac b2_in, b2_aux;
-    czk_g1s_msm(&h, pk->h, (const czk_scalar *)asg->a, h_len, NULL, NULL, pool);
+    czk__groth16_msms ms;
+    czk_g1s_msm(&ms.h, pk->h, (const czk_scalar *)asg->a, h_len, NULL, NULL, pool);
     double t2 = now_s();
     tm.msm_h = t2 - t1;
-    czk_g1s_msm(&l, pk->l, z + ni, na, NULL, NULL, pool);
+    czk_g1s_msm(&ms.l, pk->l, z + ni, na, NULL, NULL, pool);
     double t3 = now_s();
     tm.msm_l = t3 - t2;
-    czk_g1s_msm(&a_in, pk->a, z, ni, NULL, NULL, pool);
-    czk_g1s_msm(&a_aux, pk->a + ni, z + ni, na, asg->a_aux_density, NULL, pool);
+    czk_g1s_msm(&ms.a_in, pk->a, z, ni, NULL, NULL, pool);
+    czk_g1s_msm(&ms.a_aux, pk->a + ni, z + ni, na, asg->a_aux_density, NULL, pool);
     double t4 = now_s();
     tm.msm_a = t4 - t3;
     size_t b_in_count =
         asg->b_input_density ? czk_density_count(asg->b_input_density, ni) : ni;
-    czk_g1s_msm(&b1_in, pk->b_g1, z, ni, asg->b_input_density, NULL, pool);
-    czk_g1s_msm(&b1_aux, pk->b_g1 + b_in_count, z + ni, na, asg->b_aux_density, NULL, pool);
+    czk_g1s_msm(&ms.b1_in, pk->b_g1, z, ni, asg->b_input_density, NULL, pool);
+    czk_g1s_msm(&ms.b1_aux, pk->b_g1 + b_in_count, z + ni, na, asg->b_aux_density, NULL, pool);
     double t5 = now_s();
     tm.msm_b_g1 = t5 - t4;
-    czk_g2s_msm(&b2_in, pk->b_g2, z, ni, asg->b_input_density, NULL, pool);
-    czk_g2s_msm(&b2_aux, pk->b_g2 + b_in_count, z + ni, na, asg->b_aux_density, NULL, pool);
+    czk_g2s_msm(&ms.b2_in, pk->b_g2, z, ni, asg->b_input_density, NULL, pool);
+    czk_g2s_msm(&ms.b2_aux, pk->b_g2 + b_in_count, z + ni, na, asg->b_aux_density, NULL, pool);
     double t6 = now_s();
     tm.msm_b_g2 = t6 - t5;
     czk_free(z);
 
-    /*
-     * A = α + Σ a_i·A_i + r·δ
-     * B = β + Σ b_i·B_i + s·δ                              (G2)
-     * C = s·(Σ a_i·A_i) + r·(Σ b_i·B1_i) + r·s·δ + s·α + r·β + H + L
-     */
-    czk_g1_jac acc_a, acc_b1, t, c;
-    czk_g1_jac_add(&acc_a, &a_in, &a_aux);
-    czk_g1_jac_add(&acc_b1, &b1_in, &b1_aux);
-
-    czk_g1_jac pa, alpha, beta1, delta1;
-    czk_g1_jac_from_affine(&alpha, &pk->vk.alpha_g1);
-    czk_g1_jac_from_affine(&beta1, &pk->vk.beta_g1);
-    czk_g1_jac_from_affine(&delta1, &pk->vk.delta_g1);
-    czk_g1_jac_mul_fr(&t, &delta1, &r);
-    czk_g1_jac_add(&pa, &alpha, &acc_a);
-    czk_g1_jac_add(&pa, &pa, &t);
-
-    czk_g2_jac pb, beta2, delta2, t2j;
-    czk_g2_jac_from_affine(&beta2, &pk->vk.beta_g2);
-    czk_g2_jac_from_affine(&delta2, &pk->vk.delta_g2);
-    czk_g2_jac_add(&pb, &b2_in, &b2_aux);
-    czk_g2_jac_add(&pb, &pb, &beta2);
-    czk_g2_jac_mul_fr(&t2j, &delta2, &s);
-    czk_g2_jac_add(&pb, &pb, &t2j);
-
-    czk_fr rs;
-    czk_fr_mul(&rs, &r, &s);
-    czk_g1_jac_mul_fr(&c, &acc_a, &s);
-    czk_g1_jac_mul_fr(&t, &acc_b1, &r);
-    czk_g1_jac_add(&c, &c, &t);
-    czk_g1_jac_mul_fr(&t, &delta1, &rs);
-    czk_g1_jac_add(&c, &c, &t);
-    czk_g1_jac_mul_fr(&t, &alpha, &s);
-    czk_g1_jac_add(&c, &c, &t);
-    czk_g1_jac_mul_fr(&t, &beta1, &r);
-    czk_g1_jac_add(&c, &c, &t);
-    czk_g1_jac_add(&c, &c, &h);
-    czk_g1_jac_add(&c, &c, &l);
-
-    czk_g1_jac_to_affine(&out->a, &pa);
-    czk_g2_jac_to_affine(&out->b, &pb);
-    czk_g1_jac_to_affine(&out->c, &c);
+    /* A, B, C from the MSM results and r, s (prove_common.c, shared with the GPU prover). */
+    czk__groth16_assemble(out, pk, &ms, &r, &s);
     tm.assemble = now_s() - t6;
     if (timings != NULL) *timings = tm;
     return CZK_OK;

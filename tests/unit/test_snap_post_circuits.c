@@ -296,7 +296,7 @@ typedef struct snap_fixture {
     czk_merkle_tree *t_r_old, *t_d_new, *t_r_new;
     uint8_t comm_c[32], comm_r_old[32], comm_d_new[32], comm_r_new[32], root_old[32], root_new[32];
     uint8_t (*apex)[32];
-    czk_snap_challenge_proof *cp;
+    czk_snap_challenge_witness *cp;
     uint32_t *challenges;
     czk_snap_witness w;
 } snap_fixture;

@@ -1,0 +1,473 @@
+/*
+ * GPU Groth16 partition prover benchmark (cuda/prove.cu).
+ *
+ *  1. H2D: 3 buffers of --h2d-gib GiB (default 4) copied to the device back to back, from
+ *     page-locked (czk_gpu_host_alloc) and from ordinary malloc'd memory; median of 3.
+ *     Target ≥ 50 GB/s pinned (55.5 measured by a plain copy; pageable 8.2).
+ *  2. One full partition of 2^--log constraints (default 27) with a PoRep-like witness:
+ *     n_rows = 130,278,541 at 2^27 (the 32 GiB PoRep partition; m − n_inputs − 2^16
+ *     otherwise), --ni inputs (328), n_aux = n_rows, 90% of the aux scalars in {0, 1}
+ *     (half each) and the rest uniform, densities like PoRep (A aux 99.7%, B aux 25%, B
+ *     inputs all). a, b, c are random field elements (the H scalars are then as random as
+ *     a real H; the proof is not valid, which the timing does not depend on). The SRS is
+ *     resident and SYNTHESIZED on the device (czk_gpu_srs_synthesize: distinct pseudo-
+ *     random subgroup points), since real 2^27 bases take hours to make on a CPU. For
+ *     B_G2 on the CPU the host key holds 256 distinct G2 points tiled (same work per point).
+ *     One warm-up, then the median of --reps (5) of each stage: H2D, NTT (H: transforms
+ *     and elementwise steps, overlapped with the copies), MSM H, L, A, B_G1, B_G2 (CUDA
+ *     events; B_G2 on the CPU: wall time) and the whole proof (wall time from the first copy
+ *     to the last MSM result), for B_G2 on the GPU and on the CPU. "H ready" runs from the
+ *     device buffers' allocation to H (copies of a, b, c and the transforms). Then two
+ *     proofs at once on the GPU (threads, separate a, b, c: the per-partition throughput
+ *     when an engine overlaps partitions), and one proof from pageable buffers.
+ *
+ * The floor printed beside the total is the one the issue states: ≈ 1.0 s + 3.9·f s, with
+ * f the fraction of aux scalars that are neither 0 nor 1 (measured from the L MSM).
+ *
+ *   bench_gpu_prove [--log 27] [--reps 5] [--ni 328] [--h2d-gib 4] [--b2 both|gpu|cpu]
+ *                   [--no-pageable] [--no-pair] [--gpu 0]
+ *
+ * Prints a table and closes with a "JSON {...}" line.
+ */
+#include "czk/alloc.h"
+#include "czk/gpu.h"
+#include "czk/groth16.h"
+#include "czk/msm.h"
+#include "czk/pool.h"
+#include "../cuda/prove.cuh"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t mix(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Parallel fills: TASK elements per task, each task its own generator. */
+#define TASK ((size_t)1 << 20)
+
+struct fill_ctx {
+    czk_fr *v;
+    size_t n;
+    uint64_t seed;
+    int kind; /* 0: random < 2^254; 1: witness (90% 0/1) */
+};
+
+static void fill_task(void *p, size_t t, unsigned w)
+{
+    (void)w;
+    struct fill_ctx *x = p;
+    size_t lo = t * TASK, hi = lo + TASK < x->n ? lo + TASK : x->n;
+    uint64_t s = mix(x->seed ^ (t * 0x632be59bd9b4e019ULL));
+    for (size_t i = lo; i < hi; i++) {
+        s = mix(s);
+        if (x->kind == 1 && s % 10 != 0) {
+            x->v[i] = (s / 10) % 2 ? CZK_FR_ONE : CZK_FR_ZERO;
+            continue;
+        }
+        for (int j = 0; j < 4; j++) x->v[i].l[j] = mix(s + (uint64_t)j);
+        x->v[i].l[3] &= (1ULL << 62) - 1; /* < 2^254 < r: a valid Montgomery value */
+    }
+}
+
+static void fill(czk_pool *pool, czk_fr *v, size_t n, uint64_t seed, int kind)
+{
+    struct fill_ctx x = {v, n, seed, kind};
+    czk_pool_run(pool, (n + TASK - 1) / TASK, fill_task, &x);
+}
+
+/* Density bitmap with each of n bits set with probability p. */
+static uint64_t *density(size_t n, double p, uint64_t seed)
+{
+    size_t words = (n + 63) / 64;
+    uint64_t *d = czk_calloc(words + 1, 8);
+    uint64_t s = seed;
+    uint64_t thr = (uint64_t)(p * 18446744073709551615.0);
+    for (size_t i = 0; i < n; i++) {
+        s = mix(s);
+        if (s <= thr) d[i / 64] |= 1ULL << (i % 64);
+    }
+    return d;
+}
+
+static void *host_buf(size_t bytes, int pinned)
+{
+    void *p = NULL;
+    if (pinned) {
+        czk_err err;
+        if (czk_gpu_host_alloc(&p, bytes, &err) != CZK_OK) {
+            fprintf(stderr, "pinned %zu bytes: %s\n", bytes, err.msg);
+            exit(1);
+        }
+        return p;
+    }
+    p = malloc(bytes);
+    if (p == NULL) {
+        fprintf(stderr, "out of host memory (%zu bytes)\n", bytes);
+        exit(1);
+    }
+    return p;
+}
+
+enum { S_H2D, S_NTT, S_H, S_L, S_A, S_B1, S_B2, S_TOTAL, S_N };
+static const char *stage_names[S_N] = {"H2D", "H ready", "MSM H",  "MSM L",
+                                       "MSM A", "MSM B_G1", "MSM B_G2", "total"};
+
+/* Two proofs at once on one GPU (an engine's way to hide one partition's copies behind
+ * the other's MSMs): each thread proves with its own a, b, c. */
+struct pair_arg {
+    int gpu;
+    const czk_groth16_params *pk;
+    const czk_gpu_srs *srs;
+    czk_groth16_assignment asg;
+    const czk_fr *r, *s;
+    czk_status rc;
+    czk_err err;
+};
+
+static void *pair_main(void *p)
+{
+    struct pair_arg *a = p;
+    czk_groth16_proof proof;
+    a->rc = czk_gpu_prove(&proof, a->gpu, a->pk, a->srs, &a->asg, a->r, a->s, NULL, NULL,
+                          &a->err);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned log_m = 27, reps = 5, ni = 328;
+    double h2d_gib = 4;
+    const char *b2_mode = "both";
+    int gpu = 0, pageable = 1, pair = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--log") && i + 1 < argc) log_m = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--ni") && i + 1 < argc) ni = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--h2d-gib") && i + 1 < argc) h2d_gib = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--b2") && i + 1 < argc) b2_mode = argv[++i];
+        else if (!strcmp(argv[i], "--gpu") && i + 1 < argc) gpu = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--no-pageable")) pageable = 0;
+        else if (!strcmp(argv[i], "--no-pair")) pair = 0;
+        else {
+            fprintf(stderr,
+                    "usage: %s [--log 27] [--reps 5] [--ni 328] [--h2d-gib 4] "
+                    "[--b2 both|gpu|cpu] [--no-pageable] [--no-pair] [--gpu 0]\n",
+                    argv[0]);
+            return 2;
+        }
+    }
+    if (reps < 1) reps = 1;
+    if (reps > 32) reps = 32;
+    if (czk_gpu_count() <= gpu) {
+        printf("SKIP: no CUDA device %d\n", gpu);
+        return 0;
+    }
+    czk_gpu_info info;
+    czk_err err;
+    if (czk_gpu_get_info(gpu, &info, &err) == CZK_OK)
+        printf("GPU %d: %s, %d SMs, %.1f GiB\n", gpu, info.name, info.sm_count,
+               (double)info.total_mem / (1 << 30));
+    czk_pool *pool;
+    if (czk_pool_create(&pool, 0, &err) != CZK_OK) return 1;
+    printf("host threads: %u\n", czk_pool_size(pool));
+
+    const size_t m = (size_t)1 << log_m;
+    const size_t fb = sizeof(czk_fr);
+    /* ---- 1. H2D ---- */
+    double h2d_pinned = 0, h2d_pageable = 0;
+    czk_fr *pin[3], *pag[3] = {NULL, NULL, NULL};
+    size_t buf_bytes = m * fb;
+    size_t h2d_bytes = (size_t)(h2d_gib * (double)(1ULL << 30));
+    if (h2d_bytes > buf_bytes) h2d_bytes = buf_bytes;
+    double t = now();
+    for (int k = 0; k < 3; k++) pin[k] = host_buf(buf_bytes, 1);
+    printf("pinned 3 x %.2f GiB in %.1f s\n", (double)buf_bytes / (1 << 30), now() - t);
+    for (int k = 0; k < 3; k++) fill(pool, pin[k], m, 11 + (uint64_t)k, 0);
+    if (pageable) {
+        for (int k = 0; k < 3; k++) {
+            pag[k] = host_buf(buf_bytes, 0);
+            memcpy(pag[k], pin[k], buf_bytes);
+        }
+    }
+    if (h2d_bytes > 0) {
+        double v[3];
+        for (int rep = 0; rep < 3; rep++)
+            if (czk__gpu_h2d_rate(gpu, (void *const *)pin, 3, h2d_bytes, &v[rep], &err) != CZK_OK) {
+                fprintf(stderr, "h2d: %s\n", err.msg);
+                return 1;
+            }
+        h2d_pinned = median(v, 3);
+        if (pageable) {
+            for (int rep = 0; rep < 3; rep++)
+                if (czk__gpu_h2d_rate(gpu, (void *const *)pag, 3, h2d_bytes, &v[rep], &err) !=
+                    CZK_OK) {
+                    fprintf(stderr, "h2d: %s\n", err.msg);
+                    return 1;
+                }
+            h2d_pageable = median(v, 3);
+        }
+        printf("H2D 3 x %.2f GiB: pinned %.1f GB/s (target >= 50, plain copy 55.5), pageable "
+               "%.1f GB/s (8.2 measured before)\n",
+               (double)h2d_bytes / (1 << 30), h2d_pinned, h2d_pageable);
+    }
+
+    /* ---- 2. The partition ---- */
+    size_t n_rows = log_m == 27 ? 130278541 : m - ni - ((size_t)1 << 16);
+    if (log_m < 18) n_rows = m - ni - 16;
+    size_t na = n_rows;
+    czk_groth16_params pk;
+    memset(&pk, 0, sizeof pk);
+    pk.conv = CZK_H_BELLPERSON;
+    pk.n_inputs = ni;
+    pk.n_aux = (uint32_t)na;
+    pk.log_m = log_m;
+    pk.vk.alpha_g1 = CZK_G1_GENERATOR;
+    pk.vk.beta_g1 = CZK_G1_GENERATOR;
+    pk.vk.delta_g1 = CZK_G1_GENERATOR;
+    pk.vk.beta_g2 = CZK_G2_GENERATOR;
+    pk.vk.gamma_g2 = CZK_G2_GENERATOR;
+    pk.vk.delta_g2 = CZK_G2_GENERATOR;
+    pk.vk.ic_len = ni;
+    uint64_t *d_a = density(na, 0.997, 101), *d_bi = density(ni, 1.0, 102),
+             *d_b = density(na, 0.25, 103);
+    size_t a_cnt = czk_density_count(d_a, na), bi_cnt = czk_density_count(d_bi, ni),
+           b_cnt = czk_density_count(d_b, na);
+    pk.h_len = m - 1;
+    pk.l_len = na;
+    pk.a_len = ni + a_cnt;
+    pk.b_g1_len = pk.b_g2_len = bi_cnt + b_cnt;
+    printf("partition: 2^%u domain, %zu rows, %u inputs, %zu aux; A aux %zu (%.1f%%), B %zu\n",
+           log_m, n_rows, ni, na, a_cnt, 100.0 * (double)a_cnt / (double)na, pk.b_g1_len);
+
+    czk_fr *inputs = czk_malloc(ni * fb);
+    fill(pool, inputs, ni, 7, 0);
+    inputs[0] = CZK_FR_ONE;
+    czk_fr *aux = host_buf(na * fb, 1);
+    fill(pool, aux, na, 8, 1);
+
+    t = now();
+    czk_gpu_srs *srs = NULL;
+    if (czk_gpu_srs_synthesize(&srs, gpu, &pk, 0x5eed, &err) != CZK_OK) {
+        fprintf(stderr, "srs: %s\n", err.msg);
+        return 1;
+    }
+    printf("SRS synthesized on the device: %.2f GB in %.1f s\n",
+           (double)czk_gpu_srs_bytes(srs) / 1e9, now() - t);
+
+    /* Configurations: B_G2 on the GPU with the witness MSMs beside H (the default), the
+     * same with every MSM after H (no overlap), and B_G2 on the CPU. */
+    int modes[3], serial[3], nmodes = 0;
+    if (strcmp(b2_mode, "cpu") != 0) {
+        modes[nmodes] = CZK_GPU_B2_GPU;
+        serial[nmodes++] = 0;
+        modes[nmodes] = CZK_GPU_B2_GPU;
+        serial[nmodes++] = 1;
+    }
+    if (strcmp(b2_mode, "gpu") != 0) {
+        modes[nmodes] = CZK_GPU_B2_CPU;
+        serial[nmodes++] = 0;
+    }
+    if (modes[nmodes - 1] == CZK_GPU_B2_CPU) {
+        /* B_G2 on the CPU reads host bases: 256 distinct points, tiled. */
+        pk.b_g2 = czk_malloc(pk.b_g2_len * sizeof(czk_g2_affine));
+        czk_g2_jac g, p;
+        czk_g2_jac_from_affine(&g, &CZK_G2_GENERATOR);
+        p = g;
+        czk_g2_affine tile[256];
+        for (int i = 0; i < 256; i++) {
+            czk_g2_jac_to_affine(&tile[i], &p);
+            czk_g2_jac_add(&p, &p, &g);
+        }
+        for (size_t i = 0; i < pk.b_g2_len; i++) pk.b_g2[i] = tile[i % 256];
+    }
+
+    czk_groth16_assignment asg;
+    memset(&asg, 0, sizeof asg);
+    asg.inputs = inputs;
+    asg.aux = aux;
+    asg.a = pin[0];
+    asg.b = pin[1];
+    asg.c = pin[2];
+    asg.n_rows = n_rows;
+    asg.a_aux_density = d_a;
+    asg.b_input_density = d_bi;
+    asg.b_aux_density = d_b;
+    czk_fr r, s;
+    czk_fr_from_u64(&r, 12345);
+    czk_fr_from_u64(&s, 67890);
+
+    double med[3][S_N];
+    double frac_sig = 0;
+    for (int mi = 0; mi < nmodes; mi++) {
+        czk_gpu_prove_opts o = {0};
+        o.b2 = (czk_gpu_b2_where)modes[mi];
+        o.no_overlap = serial[mi] != 0;
+        double v[S_N][32];
+        czk_groth16_proof proof;
+        czk_gpu_prove_stats st;
+        for (unsigned rep = 0; rep <= reps; rep++) {
+            if (czk_gpu_prove_ex(&proof, gpu, &pk, srs, &asg, &r, &s, pool, &o, NULL, &st,
+                                 &err) != CZK_OK) {
+                fprintf(stderr, "prove: %s\n", err.msg);
+                return 1;
+            }
+            if (rep == 0) continue; /* warm-up: tables, pools, first launches */
+            double *x[S_N] = {&v[S_H2D][rep - 1], &v[S_NTT][rep - 1], &v[S_H][rep - 1],
+                              &v[S_L][rep - 1],   &v[S_A][rep - 1],   &v[S_B1][rep - 1],
+                              &v[S_B2][rep - 1],  &v[S_TOTAL][rep - 1]};
+            *x[S_H2D] = st.h2d_s;
+            *x[S_NTT] = st.ntt_s;
+            *x[S_H] = st.msm_h_s;
+            *x[S_L] = st.msm_l_s;
+            *x[S_A] = st.msm_a_s;
+            *x[S_B1] = st.msm_b1_s;
+            *x[S_B2] = st.msm_b2_s;
+            *x[S_TOTAL] = st.gpu_s;
+            frac_sig = (double)st.l_sig / (double)na;
+        }
+        for (int k = 0; k < S_N; k++) med[mi][k] = median(v[k], (int)reps);
+        printf("\nB_G2 on the %s, witness MSMs %s H (median of %u after a warm-up; H2D %.2f GB, "
+               "pinned %s)\n",
+               modes[mi] == CZK_GPU_B2_CPU ? "CPU" : "GPU", serial[mi] ? "after" : "beside", reps,
+               (double)st.h2d_bytes / 1e9, st.host_pinned ? "yes" : "no");
+        printf("  %-10s %10s\n", "stage", "ms");
+        for (int k = 0; k < S_N; k++) printf("  %-10s %10.1f\n", stage_names[k], 1e3 * med[mi][k]);
+        printf("  (H2D and NTT overlap%s%s; stage times are CUDA-event times of each stage, "
+               "which overlapping stages stretch)\n",
+               serial[mi] ? "" : ", L/A/B MSMs beside NTT and MSM H",
+               modes[mi] == CZK_GPU_B2_CPU ? ", B_G2 on the CPU beside all of it" : "");
+    }
+    double floor_s = 1.0 + 3.9 * frac_sig;
+    printf("\nf (aux scalars not 0/1) = %.3f; floor 1.0 s + 3.9 f s = %.2f s; target <= 1.2 s\n",
+           frac_sig, floor_s);
+
+    /* ---- 3. Two partitions at once: the throughput an engine gets by overlapping them ---- */
+    double pair_s = 0;
+    if (pair) {
+        czk_fr *pin2[3];
+        for (int k = 0; k < 3; k++) {
+            pin2[k] = host_buf(buf_bytes, 1);
+            memcpy(pin2[k], pin[k], buf_bytes);
+        }
+        struct pair_arg pa[2];
+        for (int i = 0; i < 2; i++) {
+            memset(&pa[i], 0, sizeof pa[i]);
+            pa[i].gpu = gpu;
+            pa[i].pk = &pk;
+            pa[i].srs = srs;
+            pa[i].asg = asg;
+            pa[i].asg.a = i ? pin2[0] : pin[0];
+            pa[i].asg.b = i ? pin2[1] : pin[1];
+            pa[i].asg.c = i ? pin2[2] : pin[2];
+            pa[i].r = &r;
+            pa[i].s = &s;
+        }
+        double v[8];
+        int ok = 1;
+        unsigned preps = reps < 3 ? reps : 3;
+        for (unsigned rep = 0; rep <= preps && ok; rep++) {
+            pthread_t th[2];
+            double tp = now();
+            for (int i = 0; i < 2; i++) pthread_create(&th[i], NULL, pair_main, &pa[i]);
+            for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+            double dt = now() - tp;
+            for (int i = 0; i < 2; i++)
+                if (pa[i].rc != CZK_OK) {
+                    printf("two at once: %s: %s\n", czk_status_name(pa[i].rc), pa[i].err.msg);
+                    ok = 0;
+                }
+            if (rep > 0) v[rep - 1] = dt;
+        }
+        if (ok) {
+            pair_s = median(v, (int)preps);
+            printf("two partitions at once on one GPU: %.1f ms for the pair, %.1f ms a partition "
+                   "(median of %u after a warm-up)\n",
+                   1e3 * pair_s, 5e2 * pair_s, preps);
+        }
+        for (int k = 0; k < 3; k++) czk_gpu_host_free(pin2[k]);
+    }
+
+    /* ---- 4. One proof from pageable buffers ---- */
+    double pag_total = 0, pag_h2d = 0;
+    if (pageable) {
+        czk_fr *aux_p = host_buf(na * fb, 0);
+        memcpy(aux_p, aux, na * fb);
+        asg.a = pag[0];
+        asg.b = pag[1];
+        asg.c = pag[2];
+        asg.aux = aux_p;
+        czk_gpu_prove_opts o = {0};
+        o.b2 = (czk_gpu_b2_where)modes[0];
+        czk_groth16_proof proof;
+        czk_gpu_prove_stats st;
+        if (czk_gpu_prove_ex(&proof, gpu, &pk, srs, &asg, &r, &s, pool, &o, NULL, &st, &err) !=
+            CZK_OK) {
+            fprintf(stderr, "prove (pageable): %s\n", err.msg);
+            return 1;
+        }
+        pag_total = st.gpu_s;
+        pag_h2d = st.h2d_s;
+        printf("pageable buffers: H2D %.1f ms (%.1f GB/s), total %.1f ms (pinned %s)\n",
+               1e3 * pag_h2d, (double)st.h2d_bytes / pag_h2d / 1e9, 1e3 * pag_total,
+               st.host_pinned ? "yes?" : "no");
+        free(aux_p);
+    }
+
+    printf("JSON {\"bench\":\"gpu_prove\",\"log\":%u,\"rows\":%zu,\"reps\":%u,"
+           "\"h2d_pinned_gbps\":%.2f,\"h2d_pageable_gbps\":%.2f,\"frac_sig\":%.4f,"
+           "\"floor_s\":%.3f",
+           log_m, n_rows, reps, h2d_pinned, h2d_pageable, frac_sig, floor_s);
+    for (int mi = 0; mi < nmodes; mi++) {
+        printf(",\"b2_%s%s\":{", modes[mi] == CZK_GPU_B2_CPU ? "cpu" : "gpu",
+               serial[mi] ? "_serial" : "");
+        for (int k = 0; k < S_N; k++)
+            printf("%s\"%s_ms\":%.2f", k ? "," : "",
+                   (const char *[]){"h2d", "ntt", "msm_h", "msm_l", "msm_a", "msm_b1",
+                                    "msm_b2", "total"}[k],
+                   1e3 * med[mi][k]);
+        printf("}");
+    }
+    printf(",\"pair_per_partition_ms\":%.1f,\"pageable_total_ms\":%.1f,\"pageable_h2d_ms\":%.1f}\n",
+           5e2 * pair_s, 1e3 * pag_total, 1e3 * pag_h2d);
+
+    czk_gpu_srs_destroy(srs);
+    czk_free(pk.b_g2);
+    for (int k = 0; k < 3; k++) {
+        czk_gpu_host_free(pin[k]);
+        free(pag[k]);
+    }
+    czk_gpu_host_free(aux);
+    czk_free(inputs);
+    czk_free(d_a);
+    czk_free(d_bi);
+    czk_free(d_b);
+    czk_pool_destroy(pool);
+    return 0;
+}

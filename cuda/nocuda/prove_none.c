@@ -1,0 +1,62 @@
+/* GPU Groth16 prover for builds without the CUDA backend: every call reports CZK_ENOGPU. */
+#include "czk/gpu.h"
+#include "../prove.cuh"
+
+#define NO_GPU(err) czk_err_set((err), CZK_ENOGPU, "this build has no CUDA backend")
+
+czk_status czk_gpu_srs_create(czk_gpu_srs **out, int gpu, const czk_groth16_params *pk,
+                              czk_err *err)
+{
+    (void)gpu, (void)pk;
+    if (out != NULL) *out = NULL;
+    return NO_GPU(err);
+}
+
+czk_status czk_gpu_srs_synthesize(czk_gpu_srs **out, int gpu, const czk_groth16_params *pk,
+                                  uint64_t seed, czk_err *err)
+{
+    (void)gpu, (void)pk, (void)seed;
+    if (out != NULL) *out = NULL;
+    return NO_GPU(err);
+}
+
+void czk_gpu_srs_destroy(czk_gpu_srs *srs) { (void)srs; }
+
+uint64_t czk_gpu_srs_bytes(const czk_gpu_srs *srs)
+{
+    (void)srs;
+    return 0;
+}
+
+int czk_gpu_srs_gpu(const czk_gpu_srs *srs)
+{
+    (void)srs;
+    return -1;
+}
+
+czk_status czk_gpu_prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
+                         const czk_gpu_srs *srs, const czk_groth16_assignment *asg,
+                         const czk_fr *r, const czk_fr *s, czk_pool *pool,
+                         czk_groth16_timings *t, czk_err *err)
+{
+    (void)out, (void)gpu, (void)pk, (void)srs, (void)asg, (void)r, (void)s, (void)pool, (void)t;
+    return NO_GPU(err);
+}
+
+czk_status czk_gpu_prove_ex(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
+                            const czk_gpu_srs *srs, const czk_groth16_assignment *asg,
+                            const czk_fr *r, const czk_fr *s, czk_pool *pool,
+                            const czk_gpu_prove_opts *opts, czk_groth16_timings *t,
+                            czk_gpu_prove_stats *stats, czk_err *err)
+{
+    (void)out, (void)gpu, (void)pk, (void)srs, (void)asg, (void)r, (void)s, (void)pool;
+    (void)opts, (void)t, (void)stats;
+    return NO_GPU(err);
+}
+
+czk_status czk__gpu_h2d_rate(int gpu, void *const *host, size_t nbuf, size_t bytes, double *gbps,
+                             czk_err *err)
+{
+    (void)gpu, (void)host, (void)nbuf, (void)bytes, (void)gbps;
+    return NO_GPU(err);
+}

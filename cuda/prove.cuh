@@ -1,0 +1,24 @@
+/*
+ * Private entry points of cuda/prove.cu for benchmarks (plain C declarations; stubbed in
+ * cuda/nocuda/prove_none.c).
+ */
+#ifndef CZK_CUDA_PROVE_CUH
+#define CZK_CUDA_PROVE_CUH
+
+#include "czk/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Copy nbuf (≤ 8) host buffers of `bytes` each to fresh device buffers of GPU `gpu`, back
+ * to back on one stream, and report the rate in GB/s (CUDA events around the copies).
+ */
+czk_status czk__gpu_h2d_rate(int gpu, void *const *host, size_t nbuf, size_t bytes, double *gbps,
+                             czk_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,2116 @@
+/*
+ * The proving engine: job table, priority scheduler with memory-budget admission,
+ * synthesis workers, prove workers, the finalizer (self-verification), events, and
+ * restart recovery from the journal.
+ *
+ * Flow of one partition: PENDING in the synthesis queue → a synthesis worker admits it
+ * (parameters loaded, budget reserved — in strict priority order, because a worker only
+ * ever takes the head of the queue and waits while the head does not fit) → SYNTH into a
+ * checked-out pinned buffer → SYNTHESIZED in the prove queue (same order) → PROVING →
+ * buffer checked in and budget released → PROVED in the finalizer's queue → verified →
+ * DONE. A proof that does not verify sends its partition back to PENDING once; a second
+ * failure fails the job. An invalid proof is never returned.
+ *
+ * Admission also waits while 2 × (number of provers) synthesized partitions are already
+ * waiting: synthesizing further ahead only holds memory no prover can use yet. One
+ * partition larger than the whole budget still runs, alone (budget_fit).
+ *
+ * Jobs stay in the table after they end (state, proof, events) until retention_s has
+ * passed; their partitions, payload and parameter reference go as soon as no worker holds
+ * one of their partitions (job_trim).
+ */
+#include "czk/alloc.h"
+#include "czk/cs.h"
+#include "czk/fil_job.h"
+#include "czk/gpu.h"
+#include "czk/log.h"
+#include "engine/engine_internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define GIB ((uint64_t)1 << 30)
+
+/* ------------------------------------------------------------------------------------ */
+/* Small helpers                                                                        */
+/* ------------------------------------------------------------------------------------ */
+
+uint64_t czk__now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+uint64_t czk__unix_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+int czk__kind_index(czk_job_kind k)
+{
+    switch (k) {
+    case CZK_JOB_POREP: return 0;
+    case CZK_JOB_SNAP: return 1;
+    case CZK_JOB_WPOST: return 2;
+    case CZK_JOB_WINNING: return 3;
+    case CZK_JOB_CIRCOM: return 4;
+    }
+    return -1;
+}
+
+static bool is_terminal(czk_job_state s)
+{
+    return s == CZK_JOB_DONE || s == CZK_JOB_FAILED || s == CZK_JOB_CANCELLED;
+}
+
+static czk_job_priority resolve_priority(czk_job_kind k, czk_job_priority p)
+{
+    if (p != CZK_PRIO_DEFAULT) return p;
+    if (k == CZK_JOB_WINNING) return CZK_PRIO_CRITICAL;
+    if (k == CZK_JOB_WPOST) return CZK_PRIO_HIGH;
+    return CZK_PRIO_NORMAL;
+}
+
+/* a goes before b: higher priority, then older job, then lower partition. */
+static bool part_before(const czk__part *a, const czk__part *b)
+{
+    if (a->job->prio != b->job->prio) return a->job->prio > b->job->prio;
+    if (a->job->seq != b->job->seq) return a->job->seq < b->job->seq;
+    return a->idx < b->idx;
+}
+
+/* Queues are small arrays scanned for their head: a few hundred entries at most in
+ * practice, and a scan keeps removal of a cancelled job's entries trivial. */
+static bool q_push(czk__part ***q, size_t *n, size_t *cap, czk__part *p)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 64;
+        czk__part **nq = czk_realloc(*q, nc * sizeof *nq);
+        if (nq == NULL) return false;
+        *q = nq;
+        *cap = nc;
+    }
+    (*q)[(*n)++] = p;
+    return true;
+}
+
+static size_t q_best(czk__part **q, size_t n)
+{
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < n; i++)
+        if (best == SIZE_MAX || part_before(q[i], q[best])) best = i;
+    return best;
+}
+
+/* Remove entry i keeping the others' order (the finalizer's queue is FIFO). */
+static void q_remove(czk__part **q, size_t *n, size_t i)
+{
+    memmove(&q[i], &q[i + 1], (*n - i - 1) * sizeof *q);
+    (*n)--;
+}
+
+static void q_remove_job(czk__part **q, size_t *n, const czk__job *j)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < *n; i++)
+        if (q[i]->job != j) q[w++] = q[i];
+    *n = w;
+}
+
+static void timed_wait(pthread_cond_t *cv, pthread_mutex_t *mu, unsigned ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += ms / 1000;
+    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(cv, mu, &ts);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Events                                                                               */
+/* ------------------------------------------------------------------------------------ */
+
+/* Record an event in the job's history and queue it for delivery (mu held). */
+static void emit(czk_engine *e, czk__job *j, czk_job_event_type type, int32_t part,
+                 const char *worker, const char *fmt, ...)
+{
+    czk_job_event ev;
+    memset(&ev, 0, sizeof ev);
+    snprintf(ev.job_id, sizeof ev.job_id, "%s", j->id);
+    ev.type = type;
+    ev.partition = part;
+    snprintf(ev.worker, sizeof ev.worker, "%s", worker ? worker : "");
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ev.unix_us = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+    if (fmt != NULL) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(ev.message, sizeof ev.message, fmt, ap);
+        va_end(ap);
+    }
+    czk__event_log *log = &j->events;
+    if (log->n == log->cap) {
+        size_t nc = log->cap ? 2 * log->cap : 16;
+        czk_job_event *ne = czk_realloc(log->ev, nc * sizeof *ne);
+        if (ne != NULL) {
+            log->ev = ne;
+            log->cap = nc;
+        }
+    }
+    if (log->n < log->cap) log->ev[log->n++] = ev;
+    if (e->n_evq == e->cap_evq) {
+        size_t nc = e->cap_evq ? 2 * e->cap_evq : 256;
+        czk__qevent *nq = czk_realloc(e->evq, nc * sizeof *nq);
+        if (nq == NULL) return; /* the history keeps it; live watchers miss it */
+        e->evq = nq;
+        e->cap_evq = nc;
+    }
+    czk__qevent *q = &e->evq[e->n_evq++];
+    q->ev = ev;
+    q->seq = e->ev_seq++;
+    q->terminal = type == CZK_EV_DONE || type == CZK_EV_FAILED || type == CZK_EV_CANCELLED;
+    pthread_cond_signal(&e->cv_ev);
+}
+
+static czk__job *find_job(czk_engine *e, const char *id)
+{
+    for (czk__job *j = e->jobs; j != NULL; j = j->next)
+        if (strcmp(j->id, id) == 0) return j;
+    return NULL;
+}
+
+/* Deliver queued events: ev_mu is held while callbacks run, mu is not. */
+static void *event_main(void *arg)
+{
+    czk_engine *e = arg;
+    czk__qevent *batch = NULL;
+    size_t cap = 0;
+    for (;;) {
+        pthread_mutex_lock(&e->mu);
+        while (e->n_evq == 0 && !e->ev_stop) pthread_cond_wait(&e->cv_ev, &e->mu);
+        if (e->n_evq == 0 && e->ev_stop) {
+            pthread_mutex_unlock(&e->mu);
+            break;
+        }
+        size_t n = e->n_evq;
+        if (n > cap) {
+            czk__qevent *nb = czk_realloc(batch, n * sizeof *nb);
+            if (nb == NULL) {
+                pthread_mutex_unlock(&e->mu);
+                continue;
+            }
+            batch = nb;
+            cap = n;
+        }
+        memcpy(batch, e->evq, n * sizeof *batch);
+        e->n_evq = 0;
+        pthread_mutex_unlock(&e->mu);
+
+        pthread_mutex_lock(&e->ev_mu);
+        for (size_t i = 0; i < n; i++) {
+            const czk__qevent *q = &batch[i];
+            for (czk__watch *w = e->watches; w != NULL; w = w->next) {
+                if (q->seq < w->from_seq) continue;
+                if (w->job_id[0] != '\0' && strcmp(w->job_id, q->ev.job_id) != 0) continue;
+                w->fn(w->ctx, &q->ev);
+            }
+            if (!q->terminal) continue;
+            /* on_done registrations of this job fire once, then go. */
+            czk__done_reg **pp = &e->dones;
+            bool have = false;
+            for (czk__done_reg *d = e->dones; d != NULL; d = d->next)
+                if (strcmp(d->job_id, q->ev.job_id) == 0) have = true;
+            if (!have) continue;
+            czk_job_info info;
+            memset(&info, 0, sizeof info);
+            pthread_mutex_lock(&e->mu);
+            czk__job *j = find_job(e, q->ev.job_id);
+            if (j != NULL) czk__job_snapshot(e, j, true, &info);
+            pthread_mutex_unlock(&e->mu);
+            if (j == NULL) continue;
+            while (*pp != NULL) {
+                czk__done_reg *d = *pp;
+                if (strcmp(d->job_id, q->ev.job_id) == 0) {
+                    *pp = d->next;
+                    d->fn(d->ctx, &info);
+                    czk_free(d);
+                } else {
+                    pp = &d->next;
+                }
+            }
+            czk_job_info_clear(&info);
+        }
+        pthread_mutex_unlock(&e->ev_mu);
+    }
+    czk_free(batch);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Budget and parameters                                                                */
+/* ------------------------------------------------------------------------------------ */
+
+uint64_t czk__budget_used(czk_engine *e)
+{
+    return e->reserved + e->params_bytes + czk__pinned_free_bytes(&e->pinned);
+}
+
+static bool params_loading(czk_engine *e)
+{
+    for (czk__params *pe = e->params; pe != NULL; pe = pe->next)
+        if (pe->state == CZK__PE_LOADING) return true;
+    return false;
+}
+
+/*
+ * Can `need` more bytes be reserved now? Over budget, give memory back first: idle pinned
+ * buffers, then parameter sets no job holds that have been idle long enough. When nothing
+ * at all is in flight the request is admitted even over budget: one partition larger
+ * than the budget must still run (alone), or its job would wait forever (mu held).
+ */
+static bool budget_fit(czk_engine *e, uint64_t need, bool pinned)
+{
+    uint64_t used = czk__budget_used(e);
+    if (used + need <= e->budget_total) return true;
+    /* An idle pooled buffer that fits serves the partition without growing memory: the
+     * budget only counts it once (as idle now, as reserved later). Shrinking it to make
+     * room would free and re-allocate the very buffer the partition is about to use. */
+    if (pinned && (used <= e->budget_total || e->inflight_parts == 0) &&
+        czk__pinned_has_fit(&e->pinned, need))
+        return true;
+    uint64_t over = used + need - e->budget_total;
+    uint64_t freed = czk__pinned_shrink(&e->pinned, over);
+    if (freed >= over) return true;
+    over -= freed;
+    uint64_t now = czk__unix_ms();
+    while (over > 0) {
+        czk__params *victim = NULL;
+        for (czk__params *pe = e->params; pe != NULL; pe = pe->next) {
+            if (pe->state != CZK__PE_LOADED || pe->refs != 0) continue;
+            if (now - pe->last_used_ms < e->srs_idle_evict_s * 1000u) continue;
+            if (victim == NULL || pe->last_used_ms < victim->last_used_ms) victim = pe;
+        }
+        if (victim == NULL) break;
+        uint64_t b = victim->bytes;
+        CZK_LOG_INFO("parameters evicted", "circuit=%s bytes=%" PRIu64 " reason=budget",
+                     victim->id, b);
+        czk__params_unload(victim);
+        victim->evictions++;
+        e->params_bytes -= b;
+        victim->bytes = 0;
+        over = b >= over ? 0 : over - b;
+    }
+    if (over == 0) return true;
+    if (e->inflight_parts == 0 && !params_loading(e)) {
+        CZK_LOG_WARN("memory budget: admitting alone over budget",
+                     "need=%" PRIu64 " used=%" PRIu64 " budget=%" PRIu64, need,
+                     czk__budget_used(e), e->budget_total);
+        return true;
+    }
+    return false;
+}
+
+static czk__params *params_get(czk_engine *e, const char *id, const char *path, bool circom)
+{
+    for (czk__params *pe = e->params; pe != NULL; pe = pe->next)
+        if (strcmp(pe->id, id) == 0) return pe;
+    czk__params *pe = czk_calloc(1, sizeof *pe);
+    if (pe == NULL) return NULL;
+    snprintf(pe->id, sizeof pe->id, "%s", id);
+    snprintf(pe->path, sizeof pe->path, "%s", path);
+    pe->circom = circom;
+    pe->next = e->params;
+    e->params = pe;
+    return pe;
+}
+
+static uint64_t file_size(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+}
+
+/* Bytes of one partition: a, b, c over the domain and the witness. */
+static uint64_t part_bytes(const czk__params *pe)
+{
+    uint64_t m = (uint64_t)1 << pe->pk.log_m;
+    uint64_t nv = (uint64_t)pe->pk.n_inputs + pe->pk.n_aux;
+    return (3 * m + nv) * sizeof(czk_fr) + 3 * ((nv + 63) / 64 + 1) * 8;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Job lifecycle                                                                        */
+/* ------------------------------------------------------------------------------------ */
+
+/* Give a partition's buffer and reservation back (mu held). */
+static void part_release(czk_engine *e, czk__part *p)
+{
+    if (p->have_buf) {
+        czk__pinned_checkin(&e->pinned, &p->buf);
+        p->have_buf = false;
+    }
+    if (p->reserved) {
+        e->reserved -= p->reserved;
+        p->reserved = 0;
+        e->inflight_parts--;
+    }
+    pthread_cond_broadcast(&e->cv_work);
+}
+
+static void part_free_heap(czk__part *p)
+{
+    czk_free(p->pub);
+    p->pub = NULL;
+    czk_free(p->dens);
+    p->dens = NULL;
+}
+
+/* Free what a terminal job no longer needs once no worker holds one of its partitions. */
+static void job_trim(czk_engine *e, czk__job *j)
+{
+    if (!is_terminal(j->state) || j->inflight != 0) return;
+    /* The parameters stay referenced until no worker can still be reading them. */
+    if (j->params_ref) {
+        j->params->refs--;
+        j->params->last_used_ms = czk__unix_ms();
+        j->params_ref = false;
+        pthread_cond_broadcast(&e->cv_work);
+    }
+    if (j->parts == NULL) return;
+    for (uint32_t i = 0; i < j->nparts; i++) {
+        part_release(e, &j->parts[i]);
+        part_free_heap(&j->parts[i]);
+    }
+    czk_free(j->parts);
+    j->parts = NULL;
+    czk_free(j->payload);
+    j->payload = NULL;
+    j->wtns = NULL;
+    czk_fil_job_destroy(j->fil);
+    j->fil = NULL;
+}
+
+/* Move a job to a terminal state: unqueue its partitions, release what it holds, journal
+ * the outcome, tell waiters (mu held). */
+static void job_end(czk_engine *e, czk__job *j, czk_job_state state, czk_status st,
+                    const char *fmt, ...)
+{
+    if (is_terminal(j->state)) return;
+    czk_job_state prev = j->state;
+    j->state = state;
+    j->error = state == CZK_JOB_FAILED ? st : CZK_OK;
+    if (fmt != NULL) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(j->error_message, sizeof j->error_message, fmt, ap);
+        va_end(ap);
+    }
+    q_remove_job(e->synth_q, &e->n_synth_q, j);
+    q_remove_job(e->prove_q, &e->n_prove_q, j);
+    q_remove_job(e->fin_q, &e->n_fin_q, j);
+    if (j->parts != NULL)
+        for (uint32_t i = 0; i < j->nparts; i++) {
+            czk__part *p = &j->parts[i];
+            /* Partitions a worker holds are released by that worker when it returns. */
+            if (p->state == CZK__PART_SYNTH || p->state == CZK__PART_PROVING) continue;
+            if (p->state == CZK__PART_SYNTHESIZED) j->inflight--; /* was in the prove queue */
+            if (p->state != CZK__PART_PROVED) p->state = CZK__PART_DROPPED;
+            part_release(e, p);
+        }
+    j->finished_unix_ms = czk__unix_ms();
+    j->t_done = czk__now_us();
+    j->timings.total_ms = (j->t_done - j->t_submit) / 1000u;
+    int k = czk__kind_index(j->kind);
+    e->by_kind_state[k][prev]--;
+    e->by_kind_state[k][state]++;
+    if (state == CZK_JOB_DONE) {
+        e->completed++;
+        czk__hist_add(&e->hist[CZK__ST_TOTAL], (double)(j->t_done - j->t_submit) / 1e6);
+    } else if (state == CZK_JOB_FAILED) {
+        e->failed++;
+    } else {
+        e->cancelled++;
+    }
+    /* A drain leaves unfinished jobs journaled as queued; a crash journals nothing. */
+    if (!e->crashed) {
+        czk_err jerr;
+        if (czk__journal_finish(e->journal, j, &jerr) != CZK_OK)
+            CZK_LOG_ERROR("journal write failed", "job=%s error=\"%s\"", j->id, jerr.msg);
+    }
+    if (state == CZK_JOB_DONE) {
+        emit(e, j, CZK_EV_DONE, -1, "", NULL);
+        CZK_LOG_INFO("job done", "job=%s circuit=%s total_ms=%" PRIu64, j->id, j->circuit_id,
+                     j->timings.total_ms);
+    } else if (state == CZK_JOB_FAILED) {
+        emit(e, j, CZK_EV_FAILED, -1, "", "%s", j->error_message);
+        CZK_LOG_WARN("job failed", "job=%s circuit=%s status=%s error=\"%s\"", j->id,
+                     j->circuit_id, czk_status_name(st), j->error_message);
+    } else {
+        emit(e, j, CZK_EV_CANCELLED, -1, "", "%s", j->error_message);
+    }
+    job_trim(e, j);
+    pthread_cond_broadcast(&e->cv_state);
+    pthread_cond_broadcast(&e->cv_work);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Workers                                                                              */
+/* ------------------------------------------------------------------------------------ */
+
+/*
+ * A Filecoin partition: the circuit writes its witness and a/b/c straight into the
+ * checked-out buffer (EVAL mode); the prover appends the input rows itself.
+ */
+static czk_status synthesize_fil(czk__part *p, size_t m, czk_err *err)
+{
+    czk__job *j = p->job;
+    czk__params *pe = j->params;
+    const czk_fil_job *fj = j->fil;
+    czk_cs_counts cnt;
+    czk_fil_job_counts(fj, &cnt);
+    if (cnt.n_inputs != pe->pk.n_inputs || cnt.n_aux != pe->pk.n_aux)
+        return czk_err_set(err, CZK_EFORMAT,
+                           "%s: the circuit has %llu inputs and %llu aux variables, the "
+                           "parameters %u and %u",
+                           pe->path, (unsigned long long)cnt.n_inputs,
+                           (unsigned long long)cnt.n_aux, pe->pk.n_inputs, pe->pk.n_aux);
+    if (cnt.n_constraints + cnt.n_inputs > m)
+        return czk_err_set(err, CZK_EFORMAT, "%s: %llu constraints do not fit the domain 2^%u",
+                           pe->path, (unsigned long long)cnt.n_constraints, pe->pk.log_m);
+    czk_cs_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.mode = CZK_CS_EVAL;
+    cfg.buf.inputs = p->z;
+    cfg.buf.inputs_cap = pe->pk.n_inputs;
+    cfg.buf.aux = p->z + pe->pk.n_inputs;
+    cfg.buf.aux_cap = pe->pk.n_aux;
+    cfg.buf.a = p->a;
+    cfg.buf.b = p->b;
+    cfg.buf.c = p->c;
+    cfg.buf.rows_cap = m;
+    czk_cs *cs = NULL;
+    czk_status st = czk_cs_create(&cs, &cfg, err);
+    if (st != CZK_OK) return st;
+    st = czk_fil_job_synthesize(fj, p->idx, cs, err);
+    if (st == CZK_OK) st = czk_cs_finish(cs, err);
+    if (st == CZK_OK) {
+        czk_cs_counts got;
+        czk_cs_get_counts(cs, &got);
+        p->n_rows = got.n_constraints;
+        size_t wa = ((size_t)pe->pk.n_aux + 63) / 64 + 1, wi = ((size_t)pe->pk.n_inputs + 63) / 64 + 1;
+        p->dens = czk_calloc(2 * wa + wi, sizeof *p->dens);
+        if (p->dens == NULL) st = czk_err_set(err, CZK_ENOMEM, "out of memory");
+        else czk_cs_get_densities(cs, p->dens, p->dens + wa, p->dens + wa + wi);
+    }
+    czk_cs_destroy(cs);
+    if (st != CZK_OK) return st;
+    p->n_pub = pe->pk.n_inputs - 1;
+    p->pub = czk_malloc((p->n_pub ? p->n_pub : 1) * sizeof *p->pub);
+    if (p->pub == NULL) return czk_err_set(err, CZK_ENOMEM, "out of memory");
+    size_t n = 0;
+    /* The job's own public inputs, not the synthesized ones: self-verification then also
+     * checks that the circuit computed what the vanilla proof claims. */
+    return czk_fil_job_public_inputs(fj, p->idx, p->pub, p->n_pub, &n, err);
+}
+
+/* Synthesize partition p into a checked-out buffer (mu not held). */
+static czk_status synthesize(czk_engine *e, czk__part *p, czk_err *err)
+{
+    czk__job *j = p->job;
+    czk__params *pe = j->params;
+    size_t m = (size_t)1 << pe->pk.log_m;
+    size_t nv = (size_t)pe->pk.n_inputs + pe->pk.n_aux;
+    bool fallback = false;
+    czk_status st = CZK_OK;
+    if (!p->have_buf) st = czk__pinned_checkout(&e->pinned, p->reserved, &p->buf, &fallback, err);
+    if (st != CZK_OK) return st;
+    p->have_buf = true;
+    if (fallback)
+        CZK_LOG_WARN("pinned pool cannot grow: partition uses ordinary memory",
+                     "job=%s partition=%u bytes=%" PRIu64, j->id, p->idx, p->reserved);
+    czk_fr *base = p->buf.p;
+    p->a = base;
+    p->b = base + m;
+    p->c = base + 2 * m;
+    p->z = base + 3 * m;
+    if (!pe->circom) return synthesize_fil(p, m, err);
+    size_t n = 0;
+    st = czk__wtns_parse(j->wtns, j->wtns_len, p->z, nv, &n, err);
+    if (st != CZK_OK) return st;
+    if (n != nv)
+        return czk_err_set(err, CZK_EINVAL,
+                           "vanilla_proof (.wtns): %zu witness values, %s needs %zu", n,
+                           pe->path, nv);
+    czk_r1cs_eval(&pe->ab, p->z, p->a, p->b, p->c, e->pool);
+    p->n_rows = pe->ab.n_constraints;
+    p->n_pub = pe->pk.n_inputs - 1;
+    p->pub = czk_malloc((p->n_pub ? p->n_pub : 1) * sizeof *p->pub);
+    if (p->pub == NULL) return czk_err_set(err, CZK_ENOMEM, "out of memory");
+    memcpy(p->pub, p->z + 1, p->n_pub * sizeof *p->pub);
+    return CZK_OK;
+}
+
+static void *synth_main(void *arg)
+{
+    czk_engine *e = arg;
+    char name[32];
+    pthread_mutex_lock(&e->mu);
+    snprintf(name, sizeof name, "synth%u", e->synth_started++);
+    for (;;) {
+        if (e->stopping) break;
+        size_t bi = e->draining ? SIZE_MAX : q_best(e->synth_q, e->n_synth_q);
+        if (bi == SIZE_MAX) {
+            timed_wait(&e->cv_work, &e->mu, 1000);
+            continue;
+        }
+        czk__part *p = e->synth_q[bi];
+        czk__job *j = p->job;
+        czk__params *pe = j->params;
+        if (pe->state == CZK__PE_LOADING) {
+            timed_wait(&e->cv_work, &e->mu, 1000);
+            continue;
+        }
+        if (!j->params_ref) {
+            pe->refs++;
+            j->params_ref = true;
+        }
+        if (pe->state == CZK__PE_COLD) {
+            uint64_t est = file_size(pe->path);
+            if (!budget_fit(e, est, false)) {
+                timed_wait(&e->cv_work, &e->mu, 1000);
+                continue;
+            }
+            pe->state = CZK__PE_LOADING;
+            pe->bytes = est;
+            e->params_bytes += est;
+            emit(e, j, CZK_EV_PARAMS_LOADING, -1, name, "%s", pe->path);
+            e->busy_workers++;
+            pthread_mutex_unlock(&e->mu);
+            czk_err err;
+            czk_err_clear(&err);
+            uint64_t t0 = czk__now_us();
+            czk_status st = czk__params_load(pe, e->pool, &err);
+            uint64_t dt = czk__now_us() - t0;
+            pthread_mutex_lock(&e->mu);
+            e->busy_workers--;
+            e->params_bytes -= est;
+            if (st != CZK_OK) {
+                pe->state = CZK__PE_COLD;
+                pe->bytes = 0;
+                job_end(e, j, CZK_JOB_FAILED, st, "%s", err.msg);
+            } else {
+                pe->bytes = czk__params_size(pe);
+                e->params_bytes += pe->bytes;
+                pe->state = CZK__PE_LOADED;
+                pe->load_ms = dt / 1000u;
+                pe->loads++;
+                pe->last_used_ms = czk__unix_ms();
+                j->timings.srs_load_ms += dt / 1000u;
+                czk__hist_add(&e->hist[CZK__ST_PARAMS], (double)dt / 1e6);
+                emit(e, j, CZK_EV_PARAMS_LOADED, -1, name, "%s: %" PRIu64 " bytes in %" PRIu64
+                     " ms", pe->id, pe->bytes, dt / 1000u);
+                CZK_LOG_INFO("parameters loaded", "circuit=%s bytes=%" PRIu64 " ms=%" PRIu64,
+                             pe->id, pe->bytes, dt / 1000u);
+            }
+            pthread_cond_broadcast(&e->cv_work);
+            continue;
+        }
+        /* Synthesis runs ahead of the provers by a bounded number of partitions: more
+         * would only hold memory (and pinned buffers) that no prover can use yet. */
+        if (e->n_prove_q >= e->max_prove_queue) {
+            timed_wait(&e->cv_work, &e->mu, 1000);
+            continue;
+        }
+        uint64_t need = part_bytes(pe);
+        if (!budget_fit(e, need, true)) {
+            timed_wait(&e->cv_work, &e->mu, 1000);
+            continue;
+        }
+        q_remove(e->synth_q, &e->n_synth_q, bi);
+        p->state = CZK__PART_SYNTH;
+        /* An idle buffer that fits is taken now, under the lock, so that a waiting
+         * admission's shrink cannot free it between this admission and the checkout. A new
+         * one is allocated outside the lock, in synthesize (page-locking is slow). */
+        p->have_buf = czk__pinned_try_reuse(&e->pinned, need, &p->buf);
+        p->reserved = need;
+        e->reserved += need;
+        e->inflight_parts++;
+        j->inflight++;
+        pe->last_used_ms = czk__unix_ms();
+        if (j->state == CZK_JOB_QUEUED) {
+            int k = czk__kind_index(j->kind);
+            e->by_kind_state[k][CZK_JOB_QUEUED]--;
+            e->by_kind_state[k][CZK_JOB_RUNNING]++;
+            j->state = CZK_JOB_RUNNING;
+            j->t_first_synth = czk__now_us();
+            j->timings.queue_wait_ms = (j->t_first_synth - j->t_submit) / 1000u;
+            czk__hist_add(&e->hist[CZK__ST_QUEUE], (double)(j->t_first_synth - j->t_submit) / 1e6);
+        }
+        emit(e, j, CZK_EV_PARTITION_SYNTH_START, (int32_t)p->idx, name, NULL);
+        e->busy_workers++;
+        pthread_mutex_unlock(&e->mu);
+
+        czk_err err;
+        czk_err_clear(&err);
+        p->t_synth_start = czk__now_us();
+        czk_status st = synthesize(e, p, &err);
+        p->t_synth_end = czk__now_us();
+
+        pthread_mutex_lock(&e->mu);
+        e->busy_workers--;
+        j->inflight--;
+        if (is_terminal(j->state)) {
+            part_release(e, p);
+            p->state = CZK__PART_DROPPED;
+            job_trim(e, j);
+            continue;
+        }
+        if (st != CZK_OK) {
+            part_release(e, p);
+            p->state = CZK__PART_DROPPED;
+            job_end(e, j, CZK_JOB_FAILED, st, "partition %u: %s", p->idx, err.msg);
+            continue;
+        }
+        double ds = (double)(p->t_synth_end - p->t_synth_start) / 1e6;
+        j->timings.synthesis_ms += (p->t_synth_end - p->t_synth_start) / 1000u;
+        czk__hist_add(&e->hist[CZK__ST_SYNTH], ds);
+        p->state = CZK__PART_SYNTHESIZED;
+        j->nsynth++;
+        emit(e, j, CZK_EV_PARTITION_SYNTHESIZED, (int32_t)p->idx, name, NULL);
+        if (!q_push(&e->prove_q, &e->n_prove_q, &e->cap_prove_q, p)) {
+            part_release(e, p);
+            job_end(e, j, CZK_JOB_FAILED, CZK_ENOMEM, "partition %u: out of memory", p->idx);
+            continue;
+        }
+        j->inflight++; /* the queue holds its buffer */
+        pthread_cond_signal(&e->cv_prove);
+    }
+    pthread_cond_broadcast(&e->cv_state);
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* Index of a GPU ordinal among the engine's GPUs. */
+static size_t gpu_slot(const czk_engine *e, int gpu)
+{
+    for (size_t g = 0; g < e->ngpus; g++)
+        if (e->gpu_ordinals[g] == gpu) return g;
+    return 0;
+}
+
+/*
+ * Prove on a GPU under its mutex. The key's bases are uploaded on first use and stay on
+ * the device with the parameter set; when they do not fit, the prover streams them.
+ */
+static czk_status gpu_prove(czk_engine *e, czk__prover *pv, czk__params *pe, czk__part *p,
+                            const czk_groth16_assignment *asg, czk_err *err)
+{
+    size_t g = gpu_slot(e, pv->gpu);
+    pthread_mutex_lock(&e->gpu_mu[g]);
+    if (pe->gpu_srs[g] == NULL && !pe->gpu_srs_failed[g]) {
+        czk_err serr;
+        if (czk_gpu_srs_create(&pe->gpu_srs[g], pv->gpu, &pe->pk, &serr) != CZK_OK) {
+            pe->gpu_srs[g] = NULL;
+            pe->gpu_srs_failed[g] = true;
+            CZK_LOG_WARN("parameters do not stay on the GPU: streaming them",
+                         "circuit=%s gpu=%d error=\"%s\"", pe->id, pv->gpu, serr.msg);
+        }
+    }
+    czk_gpu_prove_stats stats;
+    memset(&stats, 0, sizeof stats);
+    czk_status st = czk_gpu_prove_ex(&p->proof, pv->gpu, &pe->pk, pe->gpu_srs[g], asg, NULL,
+                                     NULL, e->pool, NULL, NULL, &stats, err);
+    pthread_mutex_unlock(&e->gpu_mu[g]);
+    __atomic_add_fetch(&e->h2d_bytes, stats.h2d_bytes + stats.srs_h2d_bytes, __ATOMIC_RELAXED);
+    return st;
+}
+
+typedef struct prover_arg {
+    czk_engine *e;
+    size_t idx;
+} prover_arg;
+
+static void *prove_main(void *arg)
+{
+    czk_engine *e = ((prover_arg *)arg)->e;
+    czk__prover *pv = &e->provers[((prover_arg *)arg)->idx];
+    czk_free(arg);
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        if (e->stopping) break;
+        size_t bi = e->pause_provers ? SIZE_MAX : q_best(e->prove_q, e->n_prove_q);
+        if (bi == SIZE_MAX) {
+            timed_wait(&e->cv_prove, &e->mu, 1000);
+            continue;
+        }
+        czk__part *p = e->prove_q[bi];
+        czk__job *j = p->job;
+        q_remove(e->prove_q, &e->n_prove_q, bi);
+        pthread_cond_broadcast(&e->cv_work); /* room in the lookahead */
+        p->state = CZK__PART_PROVING;
+        snprintf(p->worker, sizeof p->worker, "%s", pv->name);
+        if (j->assigned[0] == '\0') snprintf(j->assigned, sizeof j->assigned, "%s", pv->name);
+        snprintf(pv->current_job, sizeof pv->current_job, "%s", j->id);
+        snprintf(pv->current_kind, sizeof pv->current_kind, "%s", czk_job_kind_name(j->kind));
+        emit(e, j, CZK_EV_GPU_START, (int32_t)p->idx, pv->name, NULL);
+        e->busy_workers++;
+        czk__params *pe = j->params;
+        pthread_mutex_unlock(&e->mu);
+
+        czk_groth16_assignment asg;
+        memset(&asg, 0, sizeof asg);
+        asg.inputs = p->z;
+        asg.aux = p->z + pe->pk.n_inputs;
+        asg.a = p->a;
+        asg.b = p->b;
+        asg.c = p->c;
+        asg.n_rows = p->n_rows;
+        if (p->dens != NULL) {
+            size_t wa = ((size_t)pe->pk.n_aux + 63) / 64 + 1;
+            asg.a_aux_density = p->dens;
+            asg.b_input_density = p->dens + wa;
+            asg.b_aux_density = p->dens + wa + ((size_t)pe->pk.n_inputs + 63) / 64 + 1;
+        }
+        czk_err err;
+        czk_err_clear(&err);
+        p->t_prove_start = czk__now_us();
+        czk_status st;
+        if (pv->gpu >= 0) {
+            st = gpu_prove(e, pv, pe, p, &asg, &err);
+            if (st != CZK_OK && st != CZK_EINVAL) {
+                /* A GPU that fails (out of device memory, a CUDA error) must not fail the
+                 * job: the CPU prover makes the same proof, slower. */
+                CZK_LOG_WARN("GPU prover failed, proving on the CPU",
+                             "job=%s partition=%u gpu=%d status=%s error=\"%s\"", j->id, p->idx,
+                             pv->gpu, czk_status_name(st), err.msg);
+                czk_err_clear(&err);
+                st = czk_groth16_prove(&p->proof, &pe->pk, &asg, NULL, NULL, e->pool, NULL,
+                                       &err);
+            }
+        } else {
+            st = czk_groth16_prove(&p->proof, &pe->pk, &asg, NULL, NULL, e->pool, NULL, &err);
+        }
+        p->t_prove_end = czk__now_us();
+
+        pthread_mutex_lock(&e->mu);
+        e->busy_workers--;
+        double ds = (double)(p->t_prove_end - p->t_prove_start) / 1e6;
+        pv->busy_s += ds;
+        pv->current_job[0] = '\0';
+        pv->current_kind[0] = '\0';
+        /* The prover is done with a/b/c and the witness: back to the pool now, before
+         * verification, so the next synthesis can use them. */
+        part_release(e, p);
+        j->inflight--;
+        if (is_terminal(j->state)) {
+            p->state = CZK__PART_DROPPED;
+            job_trim(e, j);
+            continue;
+        }
+        j->timings.gpu_compute_ms += (p->t_prove_end - p->t_prove_start) / 1000u;
+        czk__hist_add(&e->hist[CZK__ST_PROVE], ds);
+        p->prove_status = st;
+        snprintf(p->prove_msg, sizeof p->prove_msg, "%s", st == CZK_OK ? "" : err.msg);
+        p->state = CZK__PART_PROVED;
+        j->nproved++;
+        emit(e, j, CZK_EV_GPU_END, (int32_t)p->idx, pv->name, NULL);
+        if (!q_push(&e->fin_q, &e->n_fin_q, &e->cap_fin_q, p)) {
+            job_end(e, j, CZK_JOB_FAILED, CZK_ENOMEM, "partition %u: out of memory", p->idx);
+            continue;
+        }
+        pthread_cond_signal(&e->cv_fin);
+    }
+    pthread_cond_broadcast(&e->cv_state);
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* Drop terminal jobs whose retention has passed, from memory and the journal (mu held). */
+static void gc_jobs(czk_engine *e)
+{
+    uint64_t now = czk__unix_ms();
+    czk__job **pp = &e->jobs;
+    while (*pp != NULL) {
+        czk__job *j = *pp;
+        if (is_terminal(j->state) && j->inflight == 0 &&
+            now - j->finished_unix_ms > e->retention_s * 1000u) {
+            *pp = j->next;
+            e->njobs--;
+            int k = czk__kind_index(j->kind);
+            e->by_kind_state[k][j->state]--;
+            if (!e->crashed) czk__journal_delete(e->journal, j->id, NULL);
+            job_trim(e, j);
+            czk_free(j->proof);
+            czk_free(j->events.ev);
+            czk_free(j);
+        } else {
+            pp = &j->next;
+        }
+    }
+}
+
+static void *finalize_main(void *arg)
+{
+    czk_engine *e = arg;
+    uint64_t last_gc = 0;
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        if (e->stopping) break;
+        if (czk__now_us() - last_gc > 1000000u) {
+            gc_jobs(e);
+            last_gc = czk__now_us();
+        }
+        if (e->n_fin_q == 0) {
+            timed_wait(&e->cv_fin, &e->mu, 1000);
+            continue;
+        }
+        czk__part *p = e->fin_q[0];
+        q_remove(e->fin_q, &e->n_fin_q, 0);
+        czk__job *j = p->job;
+        czk__params *pe = j->params;
+        bool corrupt = false;
+        if (e->fail_verify_count > 0 && p->prove_status == CZK_OK) {
+            e->fail_verify_count--;
+            corrupt = true;
+        }
+        j->inflight++;
+        e->busy_workers++;
+        pthread_mutex_unlock(&e->mu);
+
+        uint64_t t0 = czk__now_us();
+        czk_err err;
+        czk_err_clear(&err);
+        czk_status st = p->prove_status;
+        bool verify_failed = false;
+        if (st == CZK_OK) {
+            if (corrupt) {
+                /* Test hook: a proof with A and C swapped is (overwhelmingly) invalid. */
+                czk_g1_affine t = p->proof.a;
+                p->proof.a = p->proof.c;
+                p->proof.c = t;
+            }
+            st = czk_groth16_verify(&pe->pvk, &p->proof, p->pub, p->n_pub, &err);
+            verify_failed = st != CZK_OK;
+        } else {
+            snprintf(err.msg, sizeof err.msg, "%s", p->prove_msg);
+        }
+        uint64_t dt = czk__now_us() - t0;
+
+        pthread_mutex_lock(&e->mu);
+        e->busy_workers--;
+        j->inflight--;
+        j->timings.finalize_ms += dt / 1000u;
+        czk__hist_add(&e->hist[CZK__ST_FINALIZE], (double)dt / 1e6);
+        if (is_terminal(j->state)) {
+            p->state = CZK__PART_DROPPED;
+            job_trim(e, j);
+            continue;
+        }
+        if (st != CZK_OK) {
+            if (verify_failed) e->verify_failures++;
+            CZK_LOG_WARN(verify_failed ? "self-verification failed" : "prover failed",
+                         "job=%s partition=%u retry=%u status=%s error=\"%s\"", j->id, p->idx,
+                         p->retries, czk_status_name(st), err.msg);
+            if (p->retries == 0) {
+                p->retries++;
+                e->retries++;
+                j->nproved--;
+                j->nsynth--;
+                p->state = CZK__PART_PENDING;
+                part_free_heap(p);
+                if (q_push(&e->synth_q, &e->n_synth_q, &e->cap_synth_q, p)) {
+                    pthread_cond_broadcast(&e->cv_work);
+                    continue;
+                }
+            }
+            job_end(e, j, CZK_JOB_FAILED, verify_failed ? CZK_EVERIFY : st,
+                    "partition %u: %s%s", p->idx,
+                    verify_failed ? "proof failed self-verification twice: " : "",
+                    err.msg[0] ? err.msg : czk_strerror(st));
+            continue;
+        }
+        p->state = CZK__PART_DONE;
+        j->nverified++;
+        if (j->nverified < j->nparts) continue;
+        uint8_t *proof = czk_malloc((size_t)j->nparts * CZK_GROTH16_PROOF_SIZE);
+        if (proof == NULL) {
+            job_end(e, j, CZK_JOB_FAILED, CZK_ENOMEM, "out of memory assembling the proof");
+            continue;
+        }
+        for (uint32_t i = 0; i < j->nparts; i++)
+            czk_groth16_proof_write(proof + (size_t)i * CZK_GROTH16_PROOF_SIZE,
+                                    &j->parts[i].proof);
+        j->proof = proof;
+        j->proof_len = (size_t)j->nparts * CZK_GROTH16_PROOF_SIZE;
+        emit(e, j, CZK_EV_VERIFIED, -1, "finalizer", NULL);
+        job_end(e, j, CZK_JOB_DONE, CZK_OK, NULL);
+    }
+    pthread_cond_broadcast(&e->cv_state);
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Building a job from a request                                                        */
+/* ------------------------------------------------------------------------------------ */
+
+/* Circuit names become file names: letters, digits, '.', '_', '-', no leading dot. */
+static bool circuit_name_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 48 || s[0] == '.') return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '-'))
+            return false;
+    }
+    return true;
+}
+
+static void job_free(czk__job *j)
+{
+    if (j == NULL) return;
+    czk_fil_job_destroy(j->fil);
+    if (j->parts != NULL)
+        for (uint32_t i = 0; i < j->nparts; i++) part_free_heap(&j->parts[i]);
+    czk_free(j->parts);
+    czk_free(j->payload);
+    czk_free(j->proof);
+    czk_free(j->events.ev);
+    czk_free(j);
+}
+
+/*
+ * Validate a request and build its job (not yet in the table, no id): everything that can
+ * be checked without the parameters is checked here, so bad input fails at submit.
+ */
+static czk_status job_build(czk_engine *e, const czk_job_request *req, czk__job **out,
+                            char *params_path, size_t params_path_cap, czk_err *err)
+{
+    *out = NULL;
+    if (czk__kind_index(req->kind) < 0)
+        return czk_err_set(err, CZK_EINVAL, "kind: unknown proof kind %d", (int)req->kind);
+    if ((int)req->priority < CZK_PRIO_DEFAULT || (int)req->priority > CZK_PRIO_CRITICAL)
+        return czk_err_set(err, CZK_EINVAL, "priority: unknown value %d", (int)req->priority);
+    if (req->request_id != NULL && strlen(req->request_id) >= CZK_REQUEST_ID_MAX)
+        return czk_err_set(err, CZK_EINVAL, "request_id: longer than %d bytes",
+                           CZK_REQUEST_ID_MAX - 1);
+    czk__job *j = czk_calloc(1, sizeof *j);
+    if (j == NULL) return czk_err_set(err, CZK_ENOMEM, "out of memory");
+    j->kind = req->kind;
+    j->prio = resolve_priority(req->kind, req->priority);
+    snprintf(j->request_id, sizeof j->request_id, "%s", req->request_id ? req->request_id : "");
+    j->payload = czk__request_serialize(req, &j->payload_len);
+    if (j->payload == NULL) {
+        job_free(j);
+        return czk_err_set(err, CZK_ENOMEM, "out of memory");
+    }
+    SHA256(j->payload, j->payload_len, j->payload_hash);
+    czk_status st;
+    if (req->kind == CZK_JOB_CIRCOM) {
+        if (req->circuit == NULL || !circuit_name_ok(req->circuit)) {
+            st = czk_err_set(err, CZK_EINVAL,
+                             "circuit: \"%s\" is not a circuit name (1-48 of [A-Za-z0-9._-], no "
+                             "leading dot)",
+                             req->circuit ? req->circuit : "");
+            goto fail;
+        }
+        if (req->vanilla_proof == NULL || req->vanilla_proof_len == 0) {
+            st = czk_err_set(err, CZK_EINVAL, "vanilla_proof: empty (a circom job needs the .wtns)");
+            goto fail;
+        }
+        st = czk__wtns_parse(req->vanilla_proof, req->vanilla_proof_len, NULL, 0, &j->n_witness,
+                             err);
+        if (st != CZK_OK) goto fail;
+        snprintf(j->circuit_id, sizeof j->circuit_id, "circom:%s", req->circuit);
+        snprintf(params_path, params_path_cap, "%s/%s.zkey", e->param_dir, req->circuit);
+        j->nparts = 1;
+    } else {
+        czk_fil_job_input in;
+        memset(&in, 0, sizeof in);
+        in.kind = (czk_fil_kind)req->kind;
+        in.registered_proof = req->registered_proof;
+        in.sector_size = req->sector_size;
+        in.vanilla_proof = req->vanilla_proof;
+        in.vanilla_proof_len = req->vanilla_proof_len;
+        in.vanilla_proofs = req->vanilla_proofs;
+        in.vanilla_proof_lens = req->vanilla_proof_lens;
+        in.n_vanilla_proofs = req->n_vanilla_proofs;
+        in.sector_number = req->sector_number;
+        in.miner_id = req->miner_id;
+        in.randomness = req->randomness;
+        in.randomness_len = req->randomness_len;
+        in.partition_index = req->partition_index;
+        in.comm_r_old = req->comm_r_old;
+        in.comm_r_new = req->comm_r_new;
+        in.comm_d_new = req->comm_d_new;
+        in.comm_r_old_len = req->comm_r_old_len;
+        in.comm_r_new_len = req->comm_r_new_len;
+        in.comm_d_new_len = req->comm_d_new_len;
+        czk_fil_job *fj = NULL;
+        st = czk_fil_job_create(&fj, &in, err);
+        if (st != CZK_OK) goto fail;
+        j->fil = fj;
+        snprintf(j->circuit_id, sizeof j->circuit_id, "%s", czk_fil_job_circuit_id(fj));
+        snprintf(params_path, params_path_cap, "%s/%s.params", e->param_dir,
+                 czk_fil_job_params_name(fj));
+        size_t np = czk_fil_job_partitions(fj);
+        if (np == 0 || np > 1024) {
+            st = czk_err_set(err, CZK_EINVAL, "vanilla_proof: %zu partitions", np);
+            goto fail;
+        }
+        j->nparts = (uint32_t)np;
+    }
+    struct stat sb;
+    if (stat(params_path, &sb) != 0) {
+        st = czk_err_set(err, CZK_ENOENT, "parameter file %s: %s", params_path, strerror(errno));
+        goto fail;
+    }
+    j->parts = czk_calloc(j->nparts, sizeof *j->parts);
+    if (j->parts == NULL) {
+        st = czk_err_set(err, CZK_ENOMEM, "out of memory");
+        goto fail;
+    }
+    /* The witness bytes are the payload's vanilla_proof string: point into our copy. */
+    if (req->kind == CZK_JOB_CIRCOM) {
+        /* The serialized layout (params.c) puts vanilla_proof right after the 52-byte
+         * fixed header and its 8-byte length. */
+        j->wtns = j->payload + 52 + 8;
+        j->wtns_len = req->vanilla_proof_len;
+    }
+    for (uint32_t i = 0; i < j->nparts; i++) {
+        j->parts[i].job = j;
+        j->parts[i].idx = i;
+    }
+    *out = j;
+    return CZK_OK;
+fail:
+    job_free(j);
+    return st;
+}
+
+static void make_job_id(char out[CZK_JOB_ID_MAX])
+{
+    uint8_t r[16];
+    if (RAND_bytes(r, sizeof r) != 1) {
+        /* Unique enough for ids: time and a counter. */
+        static uint64_t ctr;
+        uint64_t t = czk__now_us() ^ (__atomic_add_fetch(&ctr, 1, __ATOMIC_RELAXED) << 40);
+        memcpy(r, &t, 8);
+        memcpy(r + 8, &ctr, 8);
+    }
+    static const char hex[] = "0123456789abcdef";
+    out[0] = 'j';
+    out[1] = '-';
+    for (int i = 0; i < 16; i++) {
+        out[2 + 2 * i] = hex[r[i] >> 4];
+        out[3 + 2 * i] = hex[r[i] & 15];
+    }
+    out[34] = '\0';
+}
+
+/* Put a built job in the table and its partitions in the queue (mu held). */
+static czk_status job_enqueue(czk_engine *e, czk__job *j, const char *params_path,
+                              czk_err *err)
+{
+    j->params = params_get(e, j->circuit_id, params_path, j->kind == CZK_JOB_CIRCOM);
+    if (j->params == NULL) return czk_err_set(err, CZK_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < j->nparts; i++) {
+        if (!q_push(&e->synth_q, &e->n_synth_q, &e->cap_synth_q, &j->parts[i])) {
+            q_remove_job(e->synth_q, &e->n_synth_q, j);
+            return czk_err_set(err, CZK_ENOMEM, "out of memory");
+        }
+    }
+    j->state = CZK_JOB_QUEUED;
+    j->next = e->jobs;
+    e->jobs = j;
+    e->njobs++;
+    e->by_kind_state[czk__kind_index(j->kind)][CZK_JOB_QUEUED]++;
+    emit(e, j, CZK_EV_QUEUED, -1, "", NULL);
+    pthread_cond_broadcast(&e->cv_work);
+    return CZK_OK;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Snapshots                                                                            */
+/* ------------------------------------------------------------------------------------ */
+
+static void snapshot(const czk_engine *e, const czk__job *j, bool with_proof, bool position,
+                     czk_job_info *out);
+
+/* 1-based position among queued jobs: those of higher priority, then older ones, first. */
+static uint32_t job_queue_pos(const czk_engine *e, const czk__job *j)
+{
+    uint32_t pos = 1;
+    for (const czk__job *o = e->jobs; o != NULL; o = o->next)
+        if (o != j && o->state == CZK_JOB_QUEUED &&
+            (o->prio > j->prio || (o->prio == j->prio && o->seq < j->seq)))
+            pos++;
+    return pos;
+}
+
+void czk__job_snapshot(const czk_engine *e, const czk__job *j, bool with_proof, czk_job_info *out)
+{
+    snapshot(e, j, with_proof, true, out);
+}
+
+static void snapshot(const czk_engine *e, const czk__job *j, bool with_proof, bool position,
+                     czk_job_info *out)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->job_id, sizeof out->job_id, "%s", j->id);
+    snprintf(out->request_id, sizeof out->request_id, "%s", j->request_id);
+    out->kind = j->kind;
+    out->priority = j->prio;
+    out->state = j->state;
+    snprintf(out->circuit_id, sizeof out->circuit_id, "%s", j->circuit_id);
+    out->partitions = j->nparts;
+    out->partitions_synthesized = j->nsynth;
+    out->partitions_proved = j->nproved;
+    if (j->state == CZK_JOB_QUEUED && position) out->queue_position = job_queue_pos(e, j);
+    snprintf(out->assigned_gpu, sizeof out->assigned_gpu, "%s", j->assigned);
+    out->submitted_unix_ms = j->submitted_unix_ms;
+    out->finished_unix_ms = j->finished_unix_ms;
+    out->timings = j->timings;
+    if (!is_terminal(j->state)) out->timings.total_ms = (czk__now_us() - j->t_submit) / 1000u;
+    out->error = j->error;
+    snprintf(out->error_message, sizeof out->error_message, "%s", j->error_message);
+    if (with_proof && j->proof != NULL) {
+        out->proof = czk_malloc(j->proof_len);
+        if (out->proof != NULL) {
+            memcpy(out->proof, j->proof, j->proof_len);
+            out->proof_len = j->proof_len;
+        }
+    }
+}
+
+void czk_job_info_clear(czk_job_info *info)
+{
+    if (info == NULL) return;
+    czk_free(info->proof);
+    info->proof = NULL;
+    info->proof_len = 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Create / drain / destroy                                                             */
+/* ------------------------------------------------------------------------------------ */
+
+static uint64_t physical_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || psz <= 0) return 16 * GIB;
+    return (uint64_t)pages * (uint64_t)psz;
+}
+
+/* Re-queue the journal's unfinished jobs and keep its finished ones for retention. */
+static czk_status recover(czk_engine *e, czk_err *err)
+{
+    czk__journal_row *rows = NULL;
+    size_t n = 0;
+    uint64_t now = czk__unix_ms();
+    uint64_t min_ms = now > e->retention_s * 1000u ? now - e->retention_s * 1000u : 0;
+    czk_status st = czk__journal_load(e->journal, min_ms, &rows, &n, err);
+    if (st != CZK_OK) return st;
+    size_t requeued = 0, kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        czk__journal_row *r = &rows[i];
+        if (r->seq >= e->next_seq) e->next_seq = r->seq + 1;
+        if (czk__kind_index((czk_job_kind)r->kind) < 0) continue;
+        if (r->state >= CZK_JOB_DONE && r->state <= CZK_JOB_CANCELLED) {
+            czk__job *j = czk_calloc(1, sizeof *j);
+            if (j == NULL) break;
+            snprintf(j->id, sizeof j->id, "%s", r->job_id);
+            snprintf(j->request_id, sizeof j->request_id, "%s", r->request_id);
+            j->seq = r->seq;
+            j->kind = (czk_job_kind)r->kind;
+            j->prio = (czk_job_priority)r->priority;
+            j->state = (czk_job_state)r->state;
+            if (r->payload != NULL) SHA256(r->payload, r->payload_len, j->payload_hash);
+            j->submitted_unix_ms = r->submitted_ms;
+            j->finished_unix_ms = r->finished_ms;
+            j->proof = r->proof;
+            j->proof_len = r->proof_len;
+            r->proof = NULL;
+            j->nparts = (uint32_t)(j->proof_len / CZK_GROTH16_PROOF_SIZE);
+            j->nsynth = j->nproved = j->nverified = j->nparts;
+            j->error = (czk_status)r->error;
+            snprintf(j->error_message, sizeof j->error_message, "%s", r->error_message);
+            j->timings = r->timings;
+            j->t_submit = j->t_done = czk__now_us();
+            /* The circuit id is not a column: rebuild it from the payload when we can. */
+            czk_job_request req;
+            const uint8_t **vp;
+            size_t *vl;
+            if (r->payload != NULL &&
+                czk__request_parse(r->payload, r->payload_len, &req, &vp, &vl, NULL) == CZK_OK) {
+                if (req.kind == CZK_JOB_CIRCOM && req.circuit != NULL)
+                    snprintf(j->circuit_id, sizeof j->circuit_id, "circom:%s", req.circuit);
+                czk_free(vp);
+                czk_free(vl);
+            }
+            j->next = e->jobs;
+            e->jobs = j;
+            e->njobs++;
+            e->by_kind_state[czk__kind_index(j->kind)][j->state]++;
+            kept++;
+            continue;
+        }
+        /* Unfinished: validate again and queue with the same id. */
+        czk_job_request req;
+        const uint8_t **vp = NULL;
+        size_t *vl = NULL;
+        czk_err jerr;
+        czk_err_clear(&jerr);
+        czk__job *j = NULL;
+        char path[4200];
+        czk_status js = r->payload ? czk__request_parse(r->payload, r->payload_len, &req, &vp,
+                                                        &vl, &jerr)
+                                   : czk_err_set(&jerr, CZK_EFORMAT, "no payload");
+        if (js == CZK_OK) {
+            req.request_id = r->request_id;
+            js = job_build(e, &req, &j, path, sizeof path, &jerr);
+        }
+        czk_free(vp);
+        czk_free(vl);
+        if (js == CZK_OK) {
+            snprintf(j->id, sizeof j->id, "%s", r->job_id);
+            j->seq = r->seq;
+            j->submitted_unix_ms = r->submitted_ms;
+            j->t_submit = czk__now_us();
+            js = job_enqueue(e, j, path, &jerr);
+            if (js != CZK_OK) job_free(j);
+        }
+        if (js == CZK_OK) {
+            requeued++;
+            continue;
+        }
+        /* It cannot run again: keep it as FAILED with the reason. */
+        czk__job *f = czk_calloc(1, sizeof *f);
+        if (f == NULL) break;
+        snprintf(f->id, sizeof f->id, "%s", r->job_id);
+        snprintf(f->request_id, sizeof f->request_id, "%s", r->request_id);
+        f->seq = r->seq;
+        f->kind = (czk_job_kind)r->kind;
+        f->prio = (czk_job_priority)r->priority;
+        f->state = CZK_JOB_FAILED;
+        f->error = js;
+        snprintf(f->error_message, sizeof f->error_message, "after restart: %.480s", jerr.msg);
+        f->submitted_unix_ms = r->submitted_ms;
+        f->finished_unix_ms = now;
+        f->t_submit = f->t_done = czk__now_us();
+        if (r->payload != NULL) SHA256(r->payload, r->payload_len, f->payload_hash);
+        f->next = e->jobs;
+        e->jobs = f;
+        e->njobs++;
+        e->by_kind_state[czk__kind_index(f->kind)][CZK_JOB_FAILED]++;
+        czk__journal_finish(e->journal, f, NULL);
+    }
+    czk__journal_rows_free(rows, n);
+    if (requeued || kept)
+        CZK_LOG_INFO("journal recovered", "requeued=%zu finished=%zu", requeued, kept);
+    return CZK_OK;
+}
+
+static czk_status start_thread(czk_engine *e, void *(*fn)(void *), void *arg, czk_err *err)
+{
+    if (pthread_create(&e->threads[e->nthreads], NULL, fn, arg) != 0)
+        return czk_err_set(err, CZK_ERESOURCE, "cannot start an engine thread");
+    e->nthreads++;
+    return CZK_OK;
+}
+
+static void stop_threads(czk_engine *e)
+{
+    pthread_mutex_lock(&e->mu);
+    e->stopping = true;
+    pthread_cond_broadcast(&e->cv_work);
+    pthread_cond_broadcast(&e->cv_prove);
+    pthread_cond_broadcast(&e->cv_fin);
+    pthread_mutex_unlock(&e->mu);
+    for (size_t i = 0; i < e->nthreads; i++) pthread_join(e->threads[i], NULL);
+    e->nthreads = 0;
+}
+
+czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in, czk_err *err)
+{
+    *out = NULL;
+    czk_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    if (cfg_in != NULL) cfg = *cfg_in;
+    czk_engine *e = czk_calloc(1, sizeof *e);
+    if (e == NULL) return czk_err_set(err, CZK_ENOMEM, "out of memory");
+    const char *pd = cfg.param_dir;
+    if (pd == NULL || pd[0] == '\0') pd = getenv("FIL_PROOFS_PARAMETER_CACHE");
+    if (pd == NULL || pd[0] == '\0') pd = "/var/tmp/filecoin-proof-parameters";
+    snprintf(e->data_dir, sizeof e->data_dir, "%s",
+             cfg.data_dir && cfg.data_dir[0] ? cfg.data_dir : "./czk-data");
+    snprintf(e->param_dir, sizeof e->param_dir, "%s", pd);
+    uint64_t phys = physical_memory();
+    uint64_t margin = cfg.memory_margin;
+    if (margin == 0) margin = 5 * GIB < phys / 8 ? 5 * GIB : phys / 8;
+    e->budget_total = cfg.memory_budget ? cfg.memory_budget : (phys > margin ? phys - margin : phys);
+    e->retention_s = cfg.retention_s ? cfg.retention_s : 24 * 3600;
+    e->srs_idle_evict_s = cfg.srs_idle_evict_s ? cfg.srs_idle_evict_s : 300;
+    e->max_queued = cfg.max_queued_jobs ? cfg.max_queued_jobs : 10000;
+    e->next_seq = 1;
+    e->next_handle = 1;
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_mutex_init(&e->ev_mu, NULL);
+    pthread_mutex_init(&e->submit_mu, NULL);
+    pthread_mutex_init(&e->drain_mu, NULL);
+    pthread_cond_init(&e->cv_work, NULL);
+    pthread_cond_init(&e->cv_prove, NULL);
+    pthread_cond_init(&e->cv_fin, NULL);
+    pthread_cond_init(&e->cv_state, NULL);
+    pthread_cond_init(&e->cv_ev, NULL);
+    e->started_unix_ms = czk__unix_ms();
+    e->t_start = czk__now_us();
+
+    /* GPUs: the configured ordinals, or all; none in CPU-only mode. */
+    int ngpu = cfg.gpu_mode == 1 ? 0 : czk_gpu_count();
+    if (cfg.gpu_mode == 2 && ngpu == 0) {
+        czk_free(e);
+        return czk_err_set(err, CZK_ENOGPU, "gpu_mode requires a GPU and none is usable");
+    }
+    size_t ng = 0;
+    if (ngpu > 0) {
+        e->gpu_ordinals = czk_calloc(cfg.gpus ? cfg.ngpus + 1 : (size_t)ngpu, sizeof(int));
+        if (cfg.gpus != NULL) {
+            for (size_t i = 0; i < cfg.ngpus; i++) {
+                if (cfg.gpus[i] < 0 || cfg.gpus[i] >= ngpu) {
+                    czk_free(e->gpu_ordinals);
+                    czk_free(e);
+                    return czk_err_set(err, CZK_EINVAL, "gpus: ordinal %d not present (%d GPUs)",
+                                       cfg.gpus[i], ngpu);
+                }
+                e->gpu_ordinals[ng++] = cfg.gpus[i];
+            }
+        } else {
+            for (int i = 0; i < ngpu; i++) e->gpu_ordinals[ng++] = i;
+        }
+    }
+    if (ng > CZK__MAX_GPUS) ng = CZK__MAX_GPUS;
+    e->ngpus = ng;
+    e->use_gpu = ng > 0;
+    czk__pinned_init(&e->pinned, cfg.pinned_limit, e->use_gpu, cfg.pageable_buffers);
+
+    czk_status st = czk__journal_open(&e->journal, e->data_dir, err);
+    if (st != CZK_OK) goto fail;
+    st = czk_pool_create(&e->pool, cfg.synthesis_threads, err);
+    if (st != CZK_OK) goto fail;
+    st = recover(e, err);
+    if (st != CZK_OK) goto fail;
+
+    /* CPU backend: one prover (it uses every core through the pool). GPU: per device. */
+    unsigned per = cfg.gpu_workers_per_device ? cfg.gpu_workers_per_device : 2;
+    e->n_prove_workers = e->use_gpu ? per * (unsigned)ng : 1;
+    /* Auto: one synthesis worker per 16 GiB of budget (a 32 GiB PoRep partition's a/b/c
+     * and witness take about that), 2 to 16. Idle workers cost nothing: admission is by
+     * budget, so extra ones only wait. */
+    uint64_t auto_synth = e->budget_total / (16 * GIB);
+    if (auto_synth < 2) auto_synth = 2;
+    if (auto_synth > 16) auto_synth = 16;
+    e->n_synth_workers = cfg.synthesis_workers ? cfg.synthesis_workers : (unsigned)auto_synth;
+    e->max_prove_queue = 2 * e->n_prove_workers;
+    e->provers = czk_calloc(e->n_prove_workers, sizeof *e->provers);
+    e->gpu_mu = czk_calloc(ng ? ng : 1, sizeof *e->gpu_mu);
+    e->threads = czk_calloc(e->n_prove_workers + e->n_synth_workers + 1, sizeof *e->threads);
+    if (e->provers == NULL || e->gpu_mu == NULL || e->threads == NULL) {
+        st = czk_err_set(err, CZK_ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (size_t g = 0; g < ng; g++) pthread_mutex_init(&e->gpu_mu[g], NULL);
+    for (unsigned i = 0; i < e->n_prove_workers; i++) {
+        czk__prover *pv = &e->provers[i];
+        pv->gpu = e->use_gpu ? e->gpu_ordinals[i / per] : -1;
+        if (pv->gpu >= 0)
+            snprintf(pv->name, sizeof pv->name, "gpu%d", pv->gpu);
+        else
+            snprintf(pv->name, sizeof pv->name, "cpu");
+    }
+    if (pthread_create(&e->ev_thread, NULL, event_main, e) != 0) {
+        st = czk_err_set(err, CZK_ERESOURCE, "cannot start the event thread");
+        goto fail;
+    }
+    for (unsigned i = 0; i < e->n_synth_workers && st == CZK_OK; i++)
+        st = start_thread(e, synth_main, e, err);
+    for (unsigned i = 0; i < e->n_prove_workers && st == CZK_OK; i++) {
+        prover_arg *pa = czk_malloc(sizeof *pa);
+        if (pa == NULL) {
+            st = czk_err_set(err, CZK_ENOMEM, "out of memory");
+            break;
+        }
+        pa->e = e;
+        pa->idx = i;
+        st = start_thread(e, prove_main, pa, err);
+        if (st != CZK_OK) czk_free(pa);
+    }
+    if (st == CZK_OK) st = start_thread(e, finalize_main, e, err);
+    if (st != CZK_OK) {
+        e->closed = false;
+        czk_engine_destroy(e);
+        return st;
+    }
+    CZK_LOG_INFO("engine started",
+                 "data_dir=%s param_dir=%s budget=%" PRIu64 " backend=%s provers=%u synth=%u",
+                 e->data_dir, e->param_dir, e->budget_total, e->use_gpu ? "gpu" : "cpu",
+                 e->n_prove_workers, e->n_synth_workers);
+    *out = e;
+    return CZK_OK;
+fail:
+    czk__journal_close(e->journal);
+    czk_pool_destroy(e->pool);
+    czk__pinned_destroy(&e->pinned);
+    for (czk__job *j = e->jobs, *nx; j != NULL; j = nx) {
+        nx = j->next;
+        job_free(j);
+    }
+    for (czk__params *pe = e->params, *nx; pe != NULL; pe = nx) {
+        nx = pe->next;
+        czk_free(pe);
+    }
+    czk_free(e->synth_q);
+    czk_free(e->evq);
+    czk_free(e->provers);
+    czk_free(e->gpu_mu);
+    czk_free(e->threads);
+    czk_free(e->gpu_ordinals);
+    czk_free(e);
+    return st;
+}
+
+void czk_engine_drain(czk_engine *e, uint64_t grace_ms)
+{
+    /* Concurrent drains: the second waits for the first, then finds nothing to stop. */
+    pthread_mutex_lock(&e->drain_mu);
+    pthread_mutex_lock(&e->mu);
+    e->draining = true;
+    uint64_t deadline = czk__now_us() + grace_ms * 1000u;
+    /* Partitions already admitted finish; queued ones wait for the next start. */
+    for (;;) {
+        bool busy = e->busy_workers > 0 || e->n_prove_q > 0 || e->n_fin_q > 0;
+        if (!busy || czk__now_us() >= deadline) break;
+        uint64_t left = (deadline - czk__now_us()) / 1000u;
+        timed_wait(&e->cv_state, &e->mu, left < 100 ? (unsigned)left + 1 : 100);
+    }
+    pthread_mutex_unlock(&e->mu);
+    stop_threads(e);
+    pthread_mutex_unlock(&e->drain_mu);
+}
+
+void czk_engine_destroy(czk_engine *e)
+{
+    if (e == NULL) return;
+    if (!e->closed) {
+        czk_engine_drain(e, 0);
+        e->closed = true;
+    }
+    pthread_mutex_lock(&e->mu);
+    e->ev_stop = true;
+    pthread_cond_broadcast(&e->cv_ev);
+    pthread_mutex_unlock(&e->mu);
+    if (e->ev_thread) pthread_join(e->ev_thread, NULL);
+    for (czk__job *j = e->jobs, *nx; j != NULL; j = nx) {
+        nx = j->next;
+        if (j->parts != NULL)
+            for (uint32_t i = 0; i < j->nparts; i++) part_release(e, &j->parts[i]);
+        job_free(j);
+    }
+    for (czk__params *pe = e->params, *nx; pe != NULL; pe = nx) {
+        nx = pe->next;
+        czk__params_unload(pe);
+        czk_free(pe);
+    }
+    for (czk__watch *w = e->watches, *nx; w != NULL; w = nx) {
+        nx = w->next;
+        czk_free(w);
+    }
+    for (czk__done_reg *d = e->dones, *nx; d != NULL; d = nx) {
+        nx = d->next;
+        czk_free(d);
+    }
+    czk__pinned_destroy(&e->pinned);
+    czk__journal_close(e->journal);
+    czk_pool_destroy(e->pool);
+    for (size_t g = 0; g < e->ngpus; g++) pthread_mutex_destroy(&e->gpu_mu[g]);
+    czk_free(e->gpu_mu);
+    czk_free(e->gpu_ordinals);
+    czk_free(e->provers);
+    czk_free(e->threads);
+    czk_free(e->synth_q);
+    czk_free(e->prove_q);
+    czk_free(e->fin_q);
+    czk_free(e->evq);
+    pthread_mutex_destroy(&e->mu);
+    pthread_mutex_destroy(&e->ev_mu);
+    pthread_mutex_destroy(&e->submit_mu);
+    pthread_mutex_destroy(&e->drain_mu);
+    pthread_cond_destroy(&e->cv_work);
+    pthread_cond_destroy(&e->cv_prove);
+    pthread_cond_destroy(&e->cv_fin);
+    pthread_cond_destroy(&e->cv_state);
+    pthread_cond_destroy(&e->cv_ev);
+    czk_free(e);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Submit, get, await, cancel, list                                                     */
+/* ------------------------------------------------------------------------------------ */
+
+/*
+ * The job an earlier submission with this request id made, if any (mu held): same payload,
+ * *st = CZK_OK and its snapshot in out; different payload, *st = CZK_EEXIST.
+ */
+static bool dedup_locked(czk_engine *e, const char *request_id, const uint8_t hash[32],
+                         czk_job_info *out, czk_status *st, czk_err *err)
+{
+    for (czk__job *o = e->jobs; o != NULL; o = o->next) {
+        if (strcmp(o->request_id, request_id) != 0) continue;
+        if (memcmp(o->payload_hash, hash, 32) != 0) {
+            *st = czk_err_set(err, CZK_EEXIST,
+                              "request_id: \"%s\" is job %s, submitted with a different payload",
+                              request_id, o->id);
+        } else {
+            *st = CZK_OK;
+            if (out != NULL) czk__job_snapshot(e, o, false, out);
+        }
+        return true;
+    }
+    return false;
+}
+
+czk_status czk_engine_submit(czk_engine *e, const czk_job_request *req, czk_job_info *out,
+                             czk_err *err)
+{
+    if (out != NULL) memset(out, 0, sizeof *out);
+    if (req == NULL) return czk_err_set(err, CZK_EINVAL, "request: NULL");
+    pthread_mutex_lock(&e->mu);
+    bool draining = e->draining;
+    pthread_mutex_unlock(&e->mu);
+    if (draining) return czk_err_set(err, CZK_EBUSY, "the engine is draining");
+    czk_status st = CZK_OK;
+    /* A retried submission is answered before the (possibly expensive: a 50 MB C1 JSON)
+     * validation runs; the check is repeated under submit_mu below, which decides. */
+    if (req->request_id != NULL && req->request_id[0] != '\0' &&
+        strlen(req->request_id) < CZK_REQUEST_ID_MAX) {
+        size_t plen = 0;
+        uint8_t *payload = czk__request_serialize(req, &plen);
+        if (payload != NULL) {
+            uint8_t hash[32];
+            SHA256(payload, plen, hash);
+            czk_free(payload);
+            pthread_mutex_lock(&e->mu);
+            bool found = dedup_locked(e, req->request_id, hash, out, &st, err);
+            pthread_mutex_unlock(&e->mu);
+            if (found) return st;
+        }
+    }
+    czk__job *j = NULL;
+    char path[4200];
+    st = job_build(e, req, &j, path, sizeof path, err);
+    if (st != CZK_OK) return st;
+
+    pthread_mutex_lock(&e->submit_mu);
+    pthread_mutex_lock(&e->mu);
+    if (j->request_id[0] != '\0' && dedup_locked(e, j->request_id, j->payload_hash, out, &st, err)) {
+        pthread_mutex_unlock(&e->mu);
+        pthread_mutex_unlock(&e->submit_mu);
+        job_free(j);
+        return st;
+    }
+    size_t queued = 0;
+    for (int k = 0; k < 5; k++) queued += e->by_kind_state[k][CZK_JOB_QUEUED];
+    if (queued >= e->max_queued || e->draining) {
+        bool dr = e->draining;
+        pthread_mutex_unlock(&e->mu);
+        pthread_mutex_unlock(&e->submit_mu);
+        job_free(j);
+        return dr ? czk_err_set(err, CZK_EBUSY, "the engine is draining")
+                  : czk_err_set(err, CZK_ERESOURCE, "%zu jobs queued (max_queued_jobs)", queued);
+    }
+    make_job_id(j->id);
+    j->seq = e->next_seq++;
+    j->submitted_unix_ms = czk__unix_ms();
+    j->t_submit = czk__now_us();
+    pthread_mutex_unlock(&e->mu);
+
+    /* Durable before we answer: a crash after this returns re-runs the job. */
+    st = czk__journal_insert(e->journal, j, err);
+    if (st == CZK_OK) {
+        pthread_mutex_lock(&e->mu);
+        st = job_enqueue(e, j, path, err);
+        if (st == CZK_OK && out != NULL) czk__job_snapshot(e, j, false, out);
+        pthread_mutex_unlock(&e->mu);
+        if (st != CZK_OK) czk__journal_delete(e->journal, j->id, NULL);
+    }
+    pthread_mutex_unlock(&e->submit_mu);
+    if (st != CZK_OK) {
+        job_free(j);
+        return st;
+    }
+    CZK_LOG_DEBUG("job accepted", "job=%s kind=%s circuit=%s priority=%d", out ? out->job_id : "",
+                  czk_job_kind_name(req->kind), out ? out->circuit_id : "", (int)req->priority);
+    return CZK_OK;
+}
+
+czk_status czk_engine_get(czk_engine *e, const char *job_id_in, bool with_proof,
+                          czk_job_info *out, czk_err *err)
+{
+    if (job_id_in == NULL) return czk_err_set(err, CZK_EINVAL, "job_id: NULL");
+    /* job_id may point into *out (out->job_id of an earlier snapshot). */
+    char job_id[CZK_JOB_ID_MAX + 8];
+    snprintf(job_id, sizeof job_id, "%s", job_id_in);
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&e->mu);
+    czk__job *j = find_job(e, job_id);
+    if (j != NULL) czk__job_snapshot(e, j, with_proof, out);
+    pthread_mutex_unlock(&e->mu);
+    if (j == NULL) return czk_err_set(err, CZK_ENOENT, "job_id: no job %s", job_id);
+    return CZK_OK;
+}
+
+czk_status czk_engine_await(czk_engine *e, const char *job_id_in, uint64_t timeout_ms,
+                            czk_job_info *out, czk_err *err)
+{
+    if (job_id_in == NULL) return czk_err_set(err, CZK_EINVAL, "job_id: NULL");
+    char job_id[CZK_JOB_ID_MAX + 8];
+    snprintf(job_id, sizeof job_id, "%s", job_id_in);
+    memset(out, 0, sizeof *out);
+    uint64_t deadline = czk__now_us() + timeout_ms * 1000u;
+    pthread_mutex_lock(&e->mu);
+    czk_status st = CZK_OK;
+    for (;;) {
+        czk__job *j = find_job(e, job_id);
+        if (j == NULL) {
+            st = czk_err_set(err, CZK_ENOENT, "job_id: no job %s", job_id);
+            break;
+        }
+        if (is_terminal(j->state)) {
+            czk__job_snapshot(e, j, true, out);
+            break;
+        }
+        if (timeout_ms != 0 && czk__now_us() >= deadline) {
+            czk__job_snapshot(e, j, false, out);
+            st = czk_err_set(err, CZK_ETIMEDOUT, "job %s is still %s after %" PRIu64 " ms",
+                             job_id, czk_job_state_name(j->state), timeout_ms);
+            break;
+        }
+        unsigned wait_ms = 200;
+        if (timeout_ms != 0) {
+            uint64_t left = (deadline - czk__now_us()) / 1000u + 1;
+            if (left < wait_ms) wait_ms = (unsigned)left;
+        }
+        timed_wait(&e->cv_state, &e->mu, wait_ms);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return st;
+}
+
+czk_status czk_engine_on_done(czk_engine *e, const char *job_id, czk_job_done_fn fn, void *ctx,
+                              uint64_t *handle, czk_err *err)
+{
+    if (handle) *handle = 0;
+    if (job_id == NULL || fn == NULL) return czk_err_set(err, CZK_EINVAL, "job_id or fn: NULL");
+    czk__done_reg *d = czk_calloc(1, sizeof *d);
+    if (d == NULL) return czk_err_set(err, CZK_ENOMEM, "out of memory");
+    pthread_mutex_lock(&e->ev_mu);
+    pthread_mutex_lock(&e->mu);
+    czk__job *j = find_job(e, job_id);
+    if (j == NULL) {
+        pthread_mutex_unlock(&e->mu);
+        pthread_mutex_unlock(&e->ev_mu);
+        czk_free(d);
+        return czk_err_set(err, CZK_ENOENT, "job_id: no job %s", job_id);
+    }
+    d->handle = e->next_handle++;
+    if (handle) *handle = d->handle;
+    if (is_terminal(j->state)) {
+        czk_job_info info;
+        czk__job_snapshot(e, j, true, &info);
+        pthread_mutex_unlock(&e->mu);
+        fn(ctx, &info);
+        czk_job_info_clear(&info);
+        pthread_mutex_unlock(&e->ev_mu);
+        czk_free(d);
+        return CZK_OK;
+    }
+    snprintf(d->job_id, sizeof d->job_id, "%s", job_id);
+    d->fn = fn;
+    d->ctx = ctx;
+    d->next = e->dones;
+    e->dones = d;
+    pthread_mutex_unlock(&e->mu);
+    pthread_mutex_unlock(&e->ev_mu);
+    return CZK_OK;
+}
+
+bool czk_engine_on_done_cancel(czk_engine *e, uint64_t handle)
+{
+    bool removed = false;
+    pthread_mutex_lock(&e->ev_mu);
+    for (czk__done_reg **pp = &e->dones; *pp != NULL; pp = &(*pp)->next) {
+        if ((*pp)->handle == handle) {
+            czk__done_reg *d = *pp;
+            *pp = d->next;
+            czk_free(d);
+            removed = true;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&e->ev_mu);
+    return removed;
+}
+
+czk_status czk_engine_cancel(czk_engine *e, const char *job_id, bool *was_running, czk_err *err)
+{
+    if (was_running) *was_running = false;
+    if (job_id == NULL) return czk_err_set(err, CZK_EINVAL, "job_id: NULL");
+    pthread_mutex_lock(&e->mu);
+    czk__job *j = find_job(e, job_id);
+    czk_status st = CZK_OK;
+    if (j == NULL) {
+        st = czk_err_set(err, CZK_ENOENT, "job_id: no job %s", job_id);
+    } else if (is_terminal(j->state)) {
+        /* Idempotent: a job that has already ended stays as it ended (was_running false). */
+    } else {
+        if (was_running) *was_running = j->state == CZK_JOB_RUNNING;
+        job_end(e, j, CZK_JOB_CANCELLED, CZK_ECANCELED, "cancelled by request");
+    }
+    pthread_mutex_unlock(&e->mu);
+    return st;
+}
+
+czk_status czk_engine_watch(czk_engine *e, const char *job_id, czk_job_event_fn fn, void *ctx,
+                            uint64_t *handle, czk_err *err)
+{
+    if (handle) *handle = 0;
+    if (fn == NULL) return czk_err_set(err, CZK_EINVAL, "fn: NULL");
+    czk__watch *w = czk_calloc(1, sizeof *w);
+    if (w == NULL) return czk_err_set(err, CZK_ENOMEM, "out of memory");
+    w->fn = fn;
+    w->ctx = ctx;
+    snprintf(w->job_id, sizeof w->job_id, "%s", job_id ? job_id : "");
+    /* ev_mu first: no delivery runs while the history is replayed, and events queued but
+     * not yet delivered (seq below from_seq) are in the replayed history already. */
+    pthread_mutex_lock(&e->ev_mu);
+    pthread_mutex_lock(&e->mu);
+    czk_job_event *hist = NULL;
+    size_t nh = 0;
+    czk_status st = CZK_OK;
+    if (job_id != NULL) {
+        czk__job *j = find_job(e, job_id);
+        if (j == NULL) {
+            st = czk_err_set(err, CZK_ENOENT, "job_id: no job %s", job_id);
+        } else if (j->events.n > 0) {
+            hist = czk_malloc(j->events.n * sizeof *hist);
+            if (hist != NULL) {
+                memcpy(hist, j->events.ev, j->events.n * sizeof *hist);
+                nh = j->events.n;
+            }
+        }
+    } else {
+        /* The timeline: the history of the jobs still queued or running, oldest job
+         * first (ended jobs' histories stay available per job). */
+        size_t total = 0;
+        for (czk__job *j = e->jobs; j != NULL; j = j->next)
+            if (!is_terminal(j->state)) total += j->events.n;
+        hist = total ? czk_malloc(total * sizeof *hist) : NULL;
+        if (hist != NULL) {
+            /* e->jobs is newest first: fill from the end. */
+            size_t at = total;
+            for (czk__job *j = e->jobs; j != NULL; j = j->next) {
+                if (is_terminal(j->state)) continue;
+                at -= j->events.n;
+                memcpy(hist + at, j->events.ev, j->events.n * sizeof *hist);
+            }
+            nh = total;
+        }
+    }
+    w->from_seq = e->ev_seq;
+    w->handle = e->next_handle++;
+    pthread_mutex_unlock(&e->mu);
+    if (st != CZK_OK) {
+        pthread_mutex_unlock(&e->ev_mu);
+        czk_free(w);
+        return st;
+    }
+    for (size_t i = 0; i < nh; i++) fn(ctx, &hist[i]);
+    czk_free(hist);
+    w->next = e->watches;
+    e->watches = w;
+    if (handle) *handle = w->handle;
+    pthread_mutex_unlock(&e->ev_mu);
+    return CZK_OK;
+}
+
+void czk_engine_unwatch(czk_engine *e, uint64_t handle)
+{
+    pthread_mutex_lock(&e->ev_mu);
+    for (czk__watch **pp = &e->watches; *pp != NULL; pp = &(*pp)->next) {
+        if ((*pp)->handle == handle) {
+            czk__watch *w = *pp;
+            *pp = w->next;
+            czk_free(w);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&e->ev_mu);
+}
+
+/* Sort key of a queued job: higher priority first, then older first. */
+static uint64_t queue_key(czk_job_priority prio, uint64_t seq)
+{
+    return ((uint64_t)(CZK_PRIO_CRITICAL - prio) << 56) | (seq & (((uint64_t)1 << 56) - 1));
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+czk_status czk_engine_list(czk_engine *e, unsigned states_mask, size_t limit, czk_job_info **out,
+                           size_t *n, czk_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    pthread_mutex_lock(&e->mu);
+    size_t cnt = 0;
+    for (czk__job *j = e->jobs; j != NULL; j = j->next)
+        if (states_mask == 0 || (states_mask & (1u << j->state))) cnt++;
+    if (limit != 0 && cnt > limit) cnt = limit;
+    czk_job_info *v = cnt ? czk_calloc(cnt, sizeof *v) : NULL;
+    if (cnt && v == NULL) {
+        pthread_mutex_unlock(&e->mu);
+        return czk_err_set(err, CZK_ENOMEM, "out of memory");
+    }
+    size_t k = 0;
+    uint64_t *vkeys = cnt ? czk_malloc(cnt * sizeof *vkeys) : NULL;
+    for (czk__job *j = e->jobs; j != NULL && k < cnt; j = j->next)
+        if (states_mask == 0 || (states_mask & (1u << j->state))) {
+            if (vkeys != NULL) vkeys[k] = queue_key(j->prio, j->seq);
+            snapshot(e, j, false, vkeys == NULL, &v[k++]);
+        }
+    /* Queue positions by one sort of the queued jobs rather than a scan per job: a list
+     * of 10,000 queued jobs would otherwise cost 10^8 comparisons under the lock. */
+    size_t nq = 0;
+    for (int kk = 0; kk < 5; kk++) nq += e->by_kind_state[kk][CZK_JOB_QUEUED];
+    uint64_t *keys = nq && vkeys ? czk_malloc(nq * sizeof *keys) : NULL;
+    if (keys == NULL && vkeys != NULL) {
+        /* No memory for the sort: the slow way. */
+        for (size_t i = 0; i < k; i++)
+            if (v[i].state == CZK_JOB_QUEUED) {
+                czk__job *j = find_job(e, v[i].job_id);
+                if (j != NULL) v[i].queue_position = (uint32_t)(job_queue_pos(e, j));
+            }
+    }
+    if (keys != NULL) {
+        size_t m = 0;
+        for (czk__job *j = e->jobs; j != NULL && m < nq; j = j->next)
+            if (j->state == CZK_JOB_QUEUED) keys[m++] = queue_key(j->prio, j->seq);
+        qsort(keys, m, sizeof *keys, cmp_u64);
+        for (size_t i = 0; i < k; i++) {
+            if (v[i].state != CZK_JOB_QUEUED) continue;
+            uint64_t key = vkeys[i];
+            size_t lo = 0, hi = m;
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (keys[mid] < key) lo = mid + 1;
+                else hi = mid;
+            }
+            v[i].queue_position = (uint32_t)lo + 1;
+        }
+        czk_free(keys);
+    }
+    czk_free(vkeys);
+    pthread_mutex_unlock(&e->mu);
+    *out = v;
+    *n = k;
+    return CZK_OK;
+}
+
+void czk_engine_list_free(czk_job_info *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++) czk_job_info_clear(&list[i]);
+    czk_free(list);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Preload / evict                                                                      */
+/* ------------------------------------------------------------------------------------ */
+
+static czk_status circuit_path(czk_engine *e, const char *circuit_id, char *path, size_t cap,
+                               czk_err *err)
+{
+    if (circuit_id != NULL && strncmp(circuit_id, "circom:", 7) == 0 &&
+        circuit_name_ok(circuit_id + 7)) {
+        snprintf(path, cap, "%s/%s.zkey", e->param_dir, circuit_id + 7);
+        return CZK_OK;
+    }
+    czk_fil_kind kind;
+    uint64_t rp;
+    const char *name = NULL;
+    czk_status st = czk_fil_circuit_lookup(circuit_id, &kind, &rp, &name, err);
+    if (st != CZK_OK) return st;
+    snprintf(path, cap, "%s/%s.params", e->param_dir, name);
+    return CZK_OK;
+}
+
+czk_status czk_engine_preload(czk_engine *e, const char *circuit_id, bool *already_loaded,
+                              uint64_t *load_ms, czk_err *err)
+{
+    if (already_loaded) *already_loaded = false;
+    if (load_ms) *load_ms = 0;
+    char path[4200];
+    czk_status st = circuit_path(e, circuit_id, path, sizeof path, err);
+    if (st != CZK_OK) return st;
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return czk_err_set(err, CZK_ENOENT, "parameter file %s: %s", path, strerror(errno));
+    pthread_mutex_lock(&e->mu);
+    czk__params *pe = params_get(e, circuit_id, path, strncmp(circuit_id, "circom:", 7) == 0);
+    if (pe == NULL) {
+        pthread_mutex_unlock(&e->mu);
+        return czk_err_set(err, CZK_ENOMEM, "out of memory");
+    }
+    while (pe->state == CZK__PE_LOADING) timed_wait(&e->cv_work, &e->mu, 100);
+    if (pe->state == CZK__PE_LOADED) {
+        pe->last_used_ms = czk__unix_ms();
+        pthread_mutex_unlock(&e->mu);
+        if (already_loaded) *already_loaded = true;
+        return CZK_OK;
+    }
+    uint64_t est = (uint64_t)sb.st_size;
+    (void)budget_fit(e, est, false); /* make room if we can; an explicit preload loads regardless */
+    pe->state = CZK__PE_LOADING;
+    pe->bytes = est;
+    e->params_bytes += est;
+    pthread_mutex_unlock(&e->mu);
+    uint64_t t0 = czk__now_us();
+    st = czk__params_load(pe, e->pool, err);
+    /* A preload also makes the key resident on every GPU (HOT), while the entry is still
+     * LOADING: no job can use it and no evict can drop it meanwhile. Jobs of parameters
+     * loaded on demand upload them lazily in gpu_prove instead. */
+    for (size_t g = 0; st == CZK_OK && g < e->ngpus; g++) {
+        pthread_mutex_lock(&e->gpu_mu[g]);
+        if (pe->gpu_srs[g] == NULL && !pe->gpu_srs_failed[g]) {
+            czk_err serr;
+            if (czk_gpu_srs_create(&pe->gpu_srs[g], e->gpu_ordinals[g], &pe->pk, &serr) !=
+                CZK_OK) {
+                pe->gpu_srs[g] = NULL;
+                pe->gpu_srs_failed[g] = true;
+                CZK_LOG_WARN("parameters do not stay on the GPU: streaming them",
+                             "circuit=%s gpu=%d error=\"%s\"", pe->id, e->gpu_ordinals[g],
+                             serr.msg);
+            }
+        }
+        pthread_mutex_unlock(&e->gpu_mu[g]);
+    }
+    uint64_t dt = czk__now_us() - t0;
+    pthread_mutex_lock(&e->mu);
+    e->params_bytes -= est;
+    if (st != CZK_OK) {
+        pe->state = CZK__PE_COLD;
+        pe->bytes = 0;
+    } else {
+        pe->bytes = czk__params_size(pe);
+        e->params_bytes += pe->bytes;
+        pe->state = CZK__PE_LOADED;
+        pe->load_ms = dt / 1000u;
+        pe->loads++;
+        pe->last_used_ms = czk__unix_ms();
+        czk__hist_add(&e->hist[CZK__ST_PARAMS], (double)dt / 1e6);
+    }
+    pthread_cond_broadcast(&e->cv_work);
+    pthread_mutex_unlock(&e->mu);
+    if (load_ms) *load_ms = dt / 1000u;
+    return st;
+}
+
+czk_status czk_engine_evict(czk_engine *e, const char *circuit_id, bool *was_loaded,
+                            uint64_t *freed_bytes, czk_err *err)
+{
+    if (was_loaded) *was_loaded = false;
+    if (freed_bytes) *freed_bytes = 0;
+    if (circuit_id == NULL) return czk_err_set(err, CZK_EINVAL, "circuit_id: NULL");
+    pthread_mutex_lock(&e->mu);
+    czk_status st = CZK_OK;
+    for (czk__params *pe = e->params; pe != NULL; pe = pe->next) {
+        if (strcmp(pe->id, circuit_id) != 0) continue;
+        if (pe->state == CZK__PE_LOADING || (pe->state == CZK__PE_LOADED && pe->refs > 0)) {
+            st = czk_err_set(err, CZK_EBUSY, "%s is in use by %u job(s)", circuit_id, pe->refs);
+            break;
+        }
+        if (pe->state == CZK__PE_LOADED) {
+            if (was_loaded) *was_loaded = true;
+            if (freed_bytes) *freed_bytes = pe->bytes;
+            e->params_bytes -= pe->bytes;
+            pe->bytes = 0;
+            pe->evictions++;
+            czk__params_unload(pe);
+            pthread_cond_broadcast(&e->cv_work);
+        }
+        break;
+    }
+    pthread_mutex_unlock(&e->mu);
+    return st;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Test hooks                                                                           */
+/* ------------------------------------------------------------------------------------ */
+
+void czk__engine_crash(czk_engine *e)
+{
+    pthread_mutex_lock(&e->mu);
+    e->crashed = true;
+    pthread_mutex_unlock(&e->mu);
+    stop_threads(e);
+    e->closed = true;
+    czk_engine_destroy(e);
+}
+
+void czk__engine_pause_provers(czk_engine *e, bool pause)
+{
+    pthread_mutex_lock(&e->mu);
+    e->pause_provers = pause;
+    pthread_cond_broadcast(&e->cv_prove);
+    pthread_mutex_unlock(&e->mu);
+}
+
+void czk__engine_fail_next_verifications(czk_engine *e, uint64_t n)
+{
+    pthread_mutex_lock(&e->mu);
+    e->fail_verify_count = n;
+    pthread_mutex_unlock(&e->mu);
+}
+
+void czk__engine_pinned_fault(czk_engine *e, bool on)
+{
+    pthread_mutex_lock(&e->pinned.mu);
+    e->pinned.fault_bytes = on ? 1 : 0;
+    pthread_mutex_unlock(&e->pinned.mu);
+}
+
+void czk__engine_pinned_stats(czk_engine *e, czk__pinned_stats *out)
+{
+    czk__pinned_get_stats(&e->pinned, out);
+}

@@ -1,0 +1,370 @@
+/*
+ * Private to src/engine (and its tests): the engine's data structures and the pieces the
+ * engine's files share — the pinned pool (pinned.c), the parameter cache and witness
+ * decoding (params.c), the SQLite journal (journal.c), metrics and status (report.c).
+ *
+ * Locking. One engine mutex `mu` guards the job table, the queues, the budget and the
+ * parameter cache's states. The event mutex `ev_mu` serialises callbacks (watch, on_done)
+ * and is always taken BEFORE `mu`, never while holding it: callbacks run with ev_mu held
+ * and mu free, so they may call czk_engine_get. The pinned pool and the journal have their
+ * own mutexes, taken after mu or with nothing held, never the other way round.
+ */
+#ifndef CZK_ENGINE_INTERNAL_H
+#define CZK_ENGINE_INTERNAL_H
+
+#include "czk/engine.h"
+#include "czk/groth16.h"
+#include "czk/pool.h"
+
+#include <pthread.h>
+#include <stdio.h>
+
+/* ------------------------------------------------------------------------------------ */
+/* Pinned pool                                                                          */
+/* ------------------------------------------------------------------------------------ */
+
+typedef enum czk__pin_how {
+    CZK__PIN_CUDA = 0, /* czk_gpu_host_alloc */
+    CZK__PIN_MLOCK = 1, /* anonymous mmap, mlock'ed */
+    CZK__PIN_MMAP = 2,  /* anonymous mmap, mlock refused (still pooled, but pageable) */
+    CZK__PIN_HEAP = 3,  /* fallback: ordinary memory, freed at checkin */
+} czk__pin_how;
+
+typedef struct czk__pinned_buf {
+    void *p;
+    size_t n;
+    czk__pin_how how;
+} czk__pinned_buf;
+
+typedef struct czk__pinned_pool {
+    pthread_mutex_t mu;
+    czk__pinned_buf *free_list;
+    size_t n_free, cap_free;
+    uint64_t limit;        /* pooled bytes allowed (0: no limit) */
+    bool use_gpu;          /* czk_gpu_host_alloc rather than mmap + mlock */
+    bool disabled;         /* pageable_buffers: every checkout is a heap fallback */
+    bool mlock_warned;
+    uint64_t total_bytes;  /* pooled bytes allocated, free or checked out */
+    uint64_t free_bytes;   /* of which on the free list */
+    uint64_t allocations, reuses, fallbacks, frees;
+    uint64_t fault_bytes;  /* test hook: pretend allocations above this fail (0: off) */
+} czk__pinned_pool;
+
+void czk__pinned_init(czk__pinned_pool *pp, uint64_t limit, bool use_gpu, bool disabled);
+void czk__pinned_destroy(czk__pinned_pool *pp);
+/**
+ * A buffer of at least n bytes: the smallest free one that fits, else a new pooled one,
+ * else ordinary memory (*fallback set, counted). Fails only when even malloc fails.
+ */
+czk_status czk__pinned_checkout(czk__pinned_pool *pp, size_t n, czk__pinned_buf *out,
+                                bool *fallback, czk_err *err);
+/** Only an idle pooled buffer of at least n bytes, or false (never allocates). */
+bool czk__pinned_try_reuse(czk__pinned_pool *pp, size_t n, czk__pinned_buf *out);
+/** Return a buffer: pooled ones go back on the free list, fallbacks are freed. */
+void czk__pinned_checkin(czk__pinned_pool *pp, czk__pinned_buf *b);
+/** Free idle pooled buffers, largest first, until `want` bytes are freed; returns freed. */
+uint64_t czk__pinned_shrink(czk__pinned_pool *pp, uint64_t want);
+uint64_t czk__pinned_free_bytes(czk__pinned_pool *pp);
+/** An idle pooled buffer of at least n bytes exists. */
+bool czk__pinned_has_fit(czk__pinned_pool *pp, size_t n);
+
+typedef struct czk__pinned_stats {
+    uint64_t total_bytes, free_bytes, allocations, reuses, fallbacks, frees;
+} czk__pinned_stats;
+void czk__pinned_get_stats(czk__pinned_pool *pp, czk__pinned_stats *out);
+
+/* ------------------------------------------------------------------------------------ */
+/* Parameter cache entries                                                              */
+/* ------------------------------------------------------------------------------------ */
+
+#define CZK__MAX_GPUS 16
+
+typedef enum czk__pe_state { CZK__PE_COLD = 0, CZK__PE_LOADING = 1, CZK__PE_LOADED = 2 } czk__pe_state;
+
+typedef struct czk__params {
+    char id[64];   /* "circom:NAME", "porep-32g", ... */
+    char path[4200];
+    bool circom;   /* .zkey (with the A/B matrices) rather than bellperson .params */
+    czk__pe_state state;
+    czk_groth16_params pk;
+    czk_r1cs ab;   /* circom: the zkey's A/B matrices (C = A∘B) */
+    czk_groth16_pvk pvk;
+    uint64_t bytes;     /* host bytes while loaded (or the reservation while loading) */
+    uint32_t refs;      /* jobs that hold it */
+    uint64_t last_used_ms;
+    uint64_t load_ms;
+    uint64_t loads, evictions;
+    /* Bases resident per GPU slot (engine's gpu index); failed: do not retry the upload. */
+    struct czk_gpu_srs *gpu_srs[CZK__MAX_GPUS];
+    bool gpu_srs_failed[CZK__MAX_GPUS];
+    struct czk__params *next;
+} czk__params;
+
+/** Load the entry's file into pk (and ab for circom); the entry's lock is not held. */
+czk_status czk__params_load(czk__params *pe, czk_pool *pool, czk_err *err);
+/** Free what a load allocated; back to COLD. */
+void czk__params_unload(czk__params *pe);
+/** Host bytes the loaded key and matrices take. */
+uint64_t czk__params_size(const czk__params *pe);
+
+/**
+ * A .wtns held in memory (circom's witness file). With out == NULL only check it: the
+ * container, the BLS12-381 scalar field, and every value canonical; *n gets the count.
+ * With out, decode the values (Montgomery) into out[0 .. cap).
+ */
+czk_status czk__wtns_parse(const uint8_t *buf, size_t len, czk_fr *out, size_t cap, size_t *n,
+                           czk_err *err);
+
+/* ------------------------------------------------------------------------------------ */
+/* Jobs                                                                                 */
+/* ------------------------------------------------------------------------------------ */
+
+typedef enum czk__part_state {
+    CZK__PART_PENDING = 0,     /* in the synthesis queue */
+    CZK__PART_SYNTH = 1,       /* a synthesis worker has it */
+    CZK__PART_SYNTHESIZED = 2, /* in the prove queue */
+    CZK__PART_PROVING = 3,
+    CZK__PART_PROVED = 4,      /* in the finalizer's queue */
+    CZK__PART_DONE = 5,        /* verified */
+    CZK__PART_DROPPED = 6,     /* its job ended first */
+} czk__part_state;
+
+struct czk__job;
+
+typedef struct czk__part {
+    struct czk__job *job;
+    uint32_t idx;
+    czk__part_state state;
+    unsigned retries;
+    uint64_t reserved;     /* budget bytes held */
+    czk__pinned_buf buf;   /* a, b, c and the witness */
+    bool have_buf;
+    czk_fr *a, *b, *c, *z; /* into buf */
+    size_t n_rows;
+    czk_fr *pub;           /* public inputs without ONE (heap, kept past checkin) */
+    size_t n_pub;
+    uint64_t *dens;        /* a_aux, b_input, b_aux bitmaps (Filecoin) */
+    czk_groth16_proof proof;
+    czk_status prove_status;
+    char prove_msg[CZK_ERR_MSG_MAX];
+    uint64_t t_synth_start, t_synth_end, t_prove_start, t_prove_end; /* monotonic µs */
+    char worker[32];
+} czk__part;
+
+typedef struct czk__event_log {
+    czk_job_event *ev;
+    size_t n, cap;
+} czk__event_log;
+
+typedef struct czk__job {
+    char id[CZK_JOB_ID_MAX];
+    char request_id[CZK_REQUEST_ID_MAX];
+    uint64_t seq; /* submission order: FIFO within a priority */
+    czk_job_kind kind;
+    czk_job_priority prio;
+    czk_job_state state;
+    char circuit_id[64];
+    uint8_t *payload; /* the request, serialized (journal.c) */
+    size_t payload_len;
+    uint8_t payload_hash[32];
+    const uint8_t *wtns; /* circom: into payload */
+    size_t wtns_len;
+    size_t n_witness;
+    void *fil; /* czk_fil_job * for the Filecoin kinds */
+    czk__params *params;
+    bool params_ref;
+    uint32_t nparts, nsynth, nproved, nverified;
+    czk__part *parts;
+    uint32_t inflight; /* partitions holding buffers or budget */
+    uint8_t *proof;
+    size_t proof_len;
+    uint64_t submitted_unix_ms, finished_unix_ms;
+    uint64_t t_submit, t_first_synth, t_done; /* monotonic µs */
+    czk_job_timings timings;
+    char assigned[32];
+    czk_status error;
+    char error_message[512];
+    czk__event_log events;
+    bool terminal_delivered;
+    struct czk__job *next; /* table list, newest first */
+} czk__job;
+
+/* Serialized request (journal payload) and its parse; parse borrows from buf. */
+uint8_t *czk__request_serialize(const czk_job_request *req, size_t *len);
+czk_status czk__request_parse(const uint8_t *buf, size_t len, czk_job_request *req,
+                              const uint8_t ***vp_store, size_t **vl_store, czk_err *err);
+
+/* ------------------------------------------------------------------------------------ */
+/* Journal                                                                              */
+/* ------------------------------------------------------------------------------------ */
+
+typedef struct czk__journal czk__journal;
+
+typedef struct czk__journal_row {
+    char job_id[CZK_JOB_ID_MAX];
+    char request_id[CZK_REQUEST_ID_MAX];
+    uint64_t seq;
+    int kind, priority, state;
+    uint8_t *payload;
+    size_t payload_len;
+    uint64_t submitted_ms, finished_ms;
+    uint8_t *proof;
+    size_t proof_len;
+    int error;
+    char error_message[512];
+    czk_job_timings timings;
+} czk__journal_row;
+
+czk_status czk__journal_open(czk__journal **out, const char *data_dir, czk_err *err);
+void czk__journal_close(czk__journal *jr);
+czk_status czk__journal_insert(czk__journal *jr, const czk__job *j, czk_err *err);
+/** Record a terminal state (with the proof for DONE). */
+czk_status czk__journal_finish(czk__journal *jr, const czk__job *j, czk_err *err);
+/** Every row; older finished ones than min_finished_ms are deleted first. */
+czk_status czk__journal_load(czk__journal *jr, uint64_t min_finished_ms, czk__journal_row **rows,
+                             size_t *n, czk_err *err);
+void czk__journal_rows_free(czk__journal_row *rows, size_t n);
+czk_status czk__journal_delete(czk__journal *jr, const char *job_id, czk_err *err);
+
+/* ------------------------------------------------------------------------------------ */
+/* Metrics                                                                              */
+/* ------------------------------------------------------------------------------------ */
+
+enum { CZK__ST_QUEUE, CZK__ST_PARAMS, CZK__ST_SYNTH, CZK__ST_PROVE, CZK__ST_FINALIZE, CZK__ST_TOTAL,
+       CZK__ST_COUNT };
+#define CZK__HIST_BUCKETS 14
+
+typedef struct czk__hist {
+    uint64_t bucket[CZK__HIST_BUCKETS]; /* cumulative counts are computed when printed */
+    uint64_t count;
+    double sum;
+} czk__hist;
+
+void czk__hist_add(czk__hist *h, double seconds);
+extern const double czk__hist_bounds[CZK__HIST_BUCKETS];
+extern const char *const czk__stage_names[CZK__ST_COUNT];
+
+/* ------------------------------------------------------------------------------------ */
+/* The engine                                                                           */
+/* ------------------------------------------------------------------------------------ */
+
+typedef struct czk__watch {
+    uint64_t handle;
+    char job_id[CZK_JOB_ID_MAX]; /* "" = every job */
+    czk_job_event_fn fn;
+    void *ctx;
+    uint64_t from_seq; /* events before this were replayed at registration */
+    struct czk__watch *next;
+} czk__watch;
+
+typedef struct czk__done_reg {
+    uint64_t handle;
+    char job_id[CZK_JOB_ID_MAX];
+    czk_job_done_fn fn;
+    void *ctx;
+    struct czk__done_reg *next;
+} czk__done_reg;
+
+typedef struct czk__qevent {
+    czk_job_event ev;
+    uint64_t seq;
+    bool terminal;
+} czk__qevent;
+
+typedef struct czk__prover {
+    char name[32]; /* "cpu", "gpu0" */
+    int gpu;       /* -1 for the CPU backend */
+    double busy_s;
+    char current_job[CZK_JOB_ID_MAX];
+    char current_kind[16];
+} czk__prover;
+
+struct czk_engine {
+    /* configuration, resolved */
+    char data_dir[4096], param_dir[4096];
+    uint64_t budget_total, retention_s, srs_idle_evict_s;
+    unsigned max_queued, n_synth_workers, n_prove_workers;
+    size_t max_prove_queue; /* synthesized partitions waiting for a prover, at most */
+    unsigned synth_started; /* names the synthesis workers */
+    bool use_gpu;
+
+    pthread_mutex_t mu;
+    pthread_cond_t cv_work;  /* synthesis queue, budget, parameter loads */
+    pthread_cond_t cv_prove; /* prove queue */
+    pthread_cond_t cv_fin;   /* finalizer queue */
+    pthread_cond_t cv_state; /* a job changed state (await), workers went idle (drain) */
+    pthread_cond_t cv_ev;    /* event queue */
+
+    czk__job *jobs; /* newest first */
+    size_t njobs;
+    uint64_t next_seq;
+    czk__part **synth_q;
+    size_t n_synth_q, cap_synth_q;
+    czk__part **prove_q;
+    size_t n_prove_q, cap_prove_q;
+    czk__part **fin_q;
+    size_t n_fin_q, cap_fin_q;
+    czk__params *params;
+
+    uint64_t reserved; /* partition reservations */
+    uint64_t params_bytes;
+    uint32_t inflight_parts;
+    unsigned busy_workers; /* synthesis + prove + finalize steps in progress */
+
+    bool draining, stopping, crashed, closed;
+    bool pause_provers; /* test hook */
+    uint64_t fail_verify_count; /* test hook: corrupt the next n proofs */
+
+    czk__pinned_pool pinned;
+    czk__journal *journal;
+    pthread_mutex_t submit_mu; /* dedup check + journal insert + table insert */
+    pthread_mutex_t drain_mu;  /* one drain at a time */
+
+    czk_pool *pool;
+    pthread_t *threads;
+    size_t nthreads;
+    czk__prover *provers;
+    pthread_mutex_t *gpu_mu;
+    int *gpu_ordinals;
+    size_t ngpus;
+
+    /* events */
+    pthread_mutex_t ev_mu;
+    pthread_t ev_thread;
+    czk__qevent *evq;
+    size_t n_evq, cap_evq;
+    uint64_t ev_seq;
+    czk__watch *watches;
+    czk__done_reg *dones;
+    uint64_t next_handle;
+    bool ev_stop;
+
+    /* counters */
+    uint64_t started_unix_ms, t_start;
+    uint64_t completed, failed, cancelled, verify_failures, retries;
+    uint64_t h2d_bytes; /* host-to-device bytes of the GPU provers (atomic) */
+    uint64_t by_kind_state[5][5];
+    czk__hist hist[CZK__ST_COUNT];
+};
+
+uint64_t czk__now_us(void);
+uint64_t czk__unix_ms(void);
+int czk__kind_index(czk_job_kind k);
+
+/** Snapshot (mu held). */
+void czk__job_snapshot(const czk_engine *e, const czk__job *j, bool with_proof, czk_job_info *out);
+/** Budget in use: partition reservations + loaded parameters + idle pinned buffers (mu held). */
+uint64_t czk__budget_used(czk_engine *e);
+
+/* Test hooks (tests/unit/test_engine*.c). */
+/** Stop the workers without journaling anything more, as a crash would; then destroy. */
+void czk__engine_crash(czk_engine *e);
+/** Hold synthesized partitions before proving (true) or let them go. */
+void czk__engine_pause_provers(czk_engine *e, bool pause);
+/** Corrupt the next n proofs before self-verification. */
+void czk__engine_fail_next_verifications(czk_engine *e, uint64_t n);
+/** Make pooled pinned allocations fail (fallback path). */
+void czk__engine_pinned_fault(czk_engine *e, bool on);
+void czk__engine_pinned_stats(czk_engine *e, czk__pinned_stats *out);
+
+#endif

@@ -1,0 +1,341 @@
+/*
+ * Parameter sets (loading, sizes), the in-memory .wtns decoder, and the request's
+ * serialized form that the journal stores.
+ */
+#include "czk/alloc.h"
+#include "czk/gpu.h"
+#include "czk/groth16.h"
+#include "engine/engine_internal.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------------------ */
+/* Parameter sets                                                                       */
+/* ------------------------------------------------------------------------------------ */
+
+czk_status czk__params_load(czk__params *pe, czk_pool *pool, czk_err *err)
+{
+    memset(&pe->pk, 0, sizeof pe->pk);
+    memset(&pe->ab, 0, sizeof pe->ab);
+    czk_status st;
+    if (pe->circom) {
+        st = czk_zkey_read_file_ex(&pe->pk, &pe->ab, pe->path, false, pool, err);
+        if (st == CZK_OK && pe->ab.n_constraints > ((size_t)1 << pe->pk.log_m)) {
+            st = czk_err_set(err, CZK_EFORMAT, "%s: %u constraints exceed the key's domain 2^%u",
+                             pe->path, pe->ab.n_constraints, pe->pk.log_m);
+        }
+    } else {
+        st = czk_groth16_params_read_file(&pe->pk, pe->path, false, pool, err);
+    }
+    if (st != CZK_OK) {
+        czk_groth16_params_free(&pe->pk);
+        czk_r1cs_free(&pe->ab);
+        return st;
+    }
+    czk_groth16_prepare_vk(&pe->pvk, &pe->pk.vk);
+    return CZK_OK;
+}
+
+void czk__params_unload(czk__params *pe)
+{
+    for (int g = 0; g < CZK__MAX_GPUS; g++) {
+        czk_gpu_srs_destroy(pe->gpu_srs[g]);
+        pe->gpu_srs[g] = NULL;
+        pe->gpu_srs_failed[g] = false;
+    }
+    czk_groth16_params_free(&pe->pk);
+    czk_r1cs_free(&pe->ab);
+    memset(&pe->pk, 0, sizeof pe->pk);
+    memset(&pe->ab, 0, sizeof pe->ab);
+    memset(&pe->pvk, 0, sizeof pe->pvk);
+    pe->state = CZK__PE_COLD;
+}
+
+static uint64_t csr_bytes(const czk_csr *m, uint32_t rows)
+{
+    if (m->row_ptr == NULL) return 0;
+    return (uint64_t)(rows + 1) * sizeof(uint64_t) + m->nnz * (sizeof(uint32_t) + sizeof(czk_fr));
+}
+
+uint64_t czk__params_size(const czk__params *pe)
+{
+    const czk_groth16_params *p = &pe->pk;
+    uint64_t g1 = (uint64_t)(p->h_len + p->l_len + p->a_len + p->b_g1_len + p->vk.ic_len);
+    uint64_t n = g1 * sizeof(czk_g1_affine) + (uint64_t)p->b_g2_len * sizeof(czk_g2_affine);
+    n += csr_bytes(&pe->ab.a, pe->ab.n_constraints) + csr_bytes(&pe->ab.b, pe->ab.n_constraints);
+    return n;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* .wtns from memory                                                                    */
+/* ------------------------------------------------------------------------------------ */
+
+static uint32_t ld32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t ld64(const uint8_t *p)
+{
+    return (uint64_t)ld32(p) | (uint64_t)ld32(p + 4) << 32;
+}
+
+/* r, little-endian: (r − 1) + 1, so the constant comes from the field code itself. */
+static void fr_modulus_le(uint8_t out[32])
+{
+    czk_fr m1;
+    czk_fr_sub(&m1, &CZK_FR_ZERO, &CZK_FR_ONE);
+    czk_fr_to_bytes_le(out, &m1);
+    for (int i = 0; i < 32 && ++out[i] == 0; i++) {
+    }
+}
+
+czk_status czk__wtns_parse(const uint8_t *buf, size_t len, czk_fr *out, size_t cap, size_t *n,
+                           czk_err *err)
+{
+    static const char *const what = "vanilla_proof (.wtns)";
+    *n = 0;
+    if (len < 12)
+        return czk_err_set(err, CZK_ETRUNCATED, "%s: %zu bytes, shorter than the 12-byte header",
+                           what, len);
+    if (memcmp(buf, "wtns", 4) != 0)
+        return czk_err_set(err, CZK_EFORMAT, "%s: bad magic, expected \"wtns\"", what);
+    if (ld32(buf + 4) != 2)
+        return czk_err_set(err, CZK_EFORMAT, "%s: version %" PRIu32 ", expected 2", what,
+                           ld32(buf + 4));
+    uint32_t nsec = ld32(buf + 8);
+    const uint8_t *hdr = NULL, *wit = NULL;
+    uint64_t hdr_len = 0, wit_len = 0;
+    size_t off = 12;
+    for (uint32_t i = 0; i < nsec; i++) {
+        if (len - off < 12)
+            return czk_err_set(err, CZK_ETRUNCATED, "%s: truncated in section header %" PRIu32,
+                               what, i);
+        uint32_t id = ld32(buf + off);
+        uint64_t sz = ld64(buf + off + 4);
+        off += 12;
+        if (sz > len - off)
+            return czk_err_set(err, CZK_ETRUNCATED,
+                               "%s: section %" PRIu32 " truncated (%" PRIu64 " bytes, %zu present)",
+                               what, id, sz, len - off);
+        if ((id == 1 && hdr != NULL) || (id == 2 && wit != NULL))
+            return czk_err_set(err, CZK_EFORMAT, "%s: duplicate section %" PRIu32, what, id);
+        if (id == 1) hdr = buf + off, hdr_len = sz;
+        if (id == 2) wit = buf + off, wit_len = sz;
+        off += (size_t)sz;
+    }
+    if (off != len)
+        return czk_err_set(err, CZK_EFORMAT, "%s: %zu stray bytes after the last section", what,
+                           len - off);
+    if (hdr == NULL || wit == NULL)
+        return czk_err_set(err, CZK_EFORMAT, "%s: missing section %d (%s)", what,
+                           hdr == NULL ? 1 : 2, hdr == NULL ? "header" : "witness");
+    uint8_t r[32];
+    fr_modulus_le(r);
+    if (hdr_len != 40 || ld32(hdr) != 32 || memcmp(hdr + 4, r, 32) != 0)
+        return czk_err_set(err, CZK_EFORMAT,
+                           "%s: header is not a BLS12-381 scalar-field witness (need n8 = 32 and "
+                           "prime r)",
+                           what);
+    uint32_t count = ld32(hdr + 36);
+    if (count == 0 || wit_len != (uint64_t)32 * count)
+        return czk_err_set(err, CZK_EFORMAT,
+                           "%s: witness section is %" PRIu64 " bytes for %" PRIu32 " values", what,
+                           wit_len, count);
+    czk_fr tmp;
+    for (uint32_t i = 0; i < count; i++) {
+        czk_fr *dst = out != NULL && i < cap ? &out[i] : &tmp;
+        if (!czk_fr_from_bytes_le(dst, wit + 32 * (size_t)i))
+            return czk_err_set(err, CZK_ENONCANONICAL, "%s: value %" PRIu32 " is not below r",
+                               what, i);
+        if (i == 0 && !czk_fr_is_one(dst))
+            return czk_err_set(err, CZK_EFORMAT, "%s: value 0 must be 1 (the ONE wire)", what);
+    }
+    *n = count;
+    return CZK_OK;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* The request, serialized                                                              */
+/* ------------------------------------------------------------------------------------ */
+
+/*
+ * Layout (little-endian): "CZKR", u32 version 1, u32 kind, u32 priority, u64 sector_size,
+ * registered_proof, sector_number, miner_id, u32 partition_index, then byte strings as
+ * u64 length + bytes (length 2^64−1 for NULL): vanilla_proof, u32 count + each of
+ * vanilla_proofs, randomness, comm_r_old, comm_r_new, comm_d_new, circuit. The request id
+ * is not part of it: the payload is what deduplication compares.
+ */
+typedef struct wbuf {
+    uint8_t *p;
+    size_t n, cap;
+    bool oom;
+} wbuf;
+
+static void put(wbuf *w, const void *d, size_t n)
+{
+    if (w->oom) return;
+    if (w->n + n > w->cap) {
+        size_t cap = w->cap ? w->cap : 256;
+        while (cap < w->n + n) cap *= 2;
+        uint8_t *p = czk_realloc(w->p, cap);
+        if (p == NULL) {
+            w->oom = true;
+            return;
+        }
+        w->p = p;
+        w->cap = cap;
+    }
+    if (n) memcpy(w->p + w->n, d, n);
+    w->n += n;
+}
+
+static void put32(wbuf *w, uint32_t v)
+{
+    uint8_t b[4];
+    for (int i = 0; i < 4; i++) b[i] = (uint8_t)(v >> (8 * i));
+    put(w, b, 4);
+}
+
+static void put64(wbuf *w, uint64_t v)
+{
+    uint8_t b[8];
+    for (int i = 0; i < 8; i++) b[i] = (uint8_t)(v >> (8 * i));
+    put(w, b, 8);
+}
+
+static void putbytes(wbuf *w, const void *d, size_t n)
+{
+    if (d == NULL && n == 0) {
+        put64(w, UINT64_MAX);
+        return;
+    }
+    put64(w, n);
+    put(w, d, n);
+}
+
+uint8_t *czk__request_serialize(const czk_job_request *req, size_t *len)
+{
+    wbuf w = {0};
+    put(&w, "CZKR", 4);
+    put32(&w, 1);
+    put32(&w, (uint32_t)req->kind);
+    put32(&w, (uint32_t)req->priority);
+    put64(&w, req->sector_size);
+    put64(&w, req->registered_proof);
+    put64(&w, req->sector_number);
+    put64(&w, req->miner_id);
+    put32(&w, req->partition_index);
+    putbytes(&w, req->vanilla_proof, req->vanilla_proof_len);
+    put32(&w, (uint32_t)req->n_vanilla_proofs);
+    for (size_t i = 0; i < req->n_vanilla_proofs; i++)
+        putbytes(&w, req->vanilla_proofs[i], req->vanilla_proof_lens[i]);
+    putbytes(&w, req->randomness, req->randomness_len);
+    putbytes(&w, req->comm_r_old, req->comm_r_old_len);
+    putbytes(&w, req->comm_r_new, req->comm_r_new_len);
+    putbytes(&w, req->comm_d_new, req->comm_d_new_len);
+    putbytes(&w, req->circuit, req->circuit ? strlen(req->circuit) + 1 : 0);
+    if (w.oom) {
+        czk_free(w.p);
+        return NULL;
+    }
+    *len = w.n;
+    return w.p;
+}
+
+typedef struct rbuf {
+    const uint8_t *p;
+    size_t n, off;
+    bool bad;
+} rbuf;
+
+static uint32_t get32(rbuf *r)
+{
+    if (r->bad || r->n - r->off < 4) {
+        r->bad = true;
+        return 0;
+    }
+    uint32_t v = ld32(r->p + r->off);
+    r->off += 4;
+    return v;
+}
+
+static uint64_t get64(rbuf *r)
+{
+    if (r->bad || r->n - r->off < 8) {
+        r->bad = true;
+        return 0;
+    }
+    uint64_t v = ld64(r->p + r->off);
+    r->off += 8;
+    return v;
+}
+
+static const uint8_t *getbytes(rbuf *r, size_t *len)
+{
+    uint64_t n = get64(r);
+    *len = 0;
+    if (r->bad || n == UINT64_MAX) return NULL;
+    if (n > r->n - r->off) {
+        r->bad = true;
+        return NULL;
+    }
+    const uint8_t *p = r->p + r->off;
+    r->off += (size_t)n;
+    *len = (size_t)n;
+    return p;
+}
+
+czk_status czk__request_parse(const uint8_t *buf, size_t len, czk_job_request *req,
+                              const uint8_t ***vp_store, size_t **vl_store, czk_err *err)
+{
+    memset(req, 0, sizeof *req);
+    *vp_store = NULL;
+    *vl_store = NULL;
+    rbuf r = {buf, len, 0, false};
+    if (len < 8 || memcmp(buf, "CZKR", 4) != 0 || ld32(buf + 4) != 1)
+        return czk_err_set(err, CZK_EFORMAT, "journal payload: bad header");
+    r.off = 8;
+    req->kind = (czk_job_kind)get32(&r);
+    req->priority = (czk_job_priority)get32(&r);
+    req->sector_size = get64(&r);
+    req->registered_proof = get64(&r);
+    req->sector_number = get64(&r);
+    req->miner_id = get64(&r);
+    req->partition_index = get32(&r);
+    req->vanilla_proof = getbytes(&r, &req->vanilla_proof_len);
+    uint32_t nv = get32(&r);
+    if (!r.bad && nv > (len - r.off) / 8) r.bad = true;
+    if (!r.bad && nv > 0) {
+        *vp_store = czk_calloc(nv, sizeof **vp_store);
+        *vl_store = czk_calloc(nv, sizeof **vl_store);
+        if (*vp_store == NULL || *vl_store == NULL) {
+            czk_free(*vp_store);
+            czk_free(*vl_store);
+            *vp_store = NULL;
+            *vl_store = NULL;
+            return czk_err_set(err, CZK_ENOMEM, "journal payload: out of memory");
+        }
+        for (uint32_t i = 0; i < nv; i++) (*vp_store)[i] = getbytes(&r, &(*vl_store)[i]);
+        req->vanilla_proofs = *vp_store;
+        req->vanilla_proof_lens = *vl_store;
+        req->n_vanilla_proofs = nv;
+    }
+    req->randomness = getbytes(&r, &req->randomness_len);
+    req->comm_r_old = getbytes(&r, &req->comm_r_old_len);
+    req->comm_r_new = getbytes(&r, &req->comm_r_new_len);
+    req->comm_d_new = getbytes(&r, &req->comm_d_new_len);
+    size_t cl = 0;
+    const uint8_t *c = getbytes(&r, &cl);
+    if (c != NULL && (cl == 0 || c[cl - 1] != 0)) r.bad = true;
+    req->circuit = (const char *)c;
+    if (r.bad || r.off != len) {
+        czk_free(*vp_store);
+        czk_free(*vl_store);
+        *vp_store = NULL;
+        *vl_store = NULL;
+        return czk_err_set(err, CZK_EFORMAT, "journal payload: malformed");
+    }
+    return CZK_OK;
+}

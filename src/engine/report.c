@@ -1,0 +1,377 @@
+/*
+ * What the engine tells the outside: names, the status structure, the /status JSON
+ * (jansson) and the Prometheus text. All three read the same counters under the engine
+ * lock, so they agree with each other.
+ */
+#include "czk/alloc.h"
+#include "czk/gpu.h"
+#include "engine/engine_internal.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <string.h>
+
+/* Latency buckets, seconds: from a WinningPoSt's tens of milliseconds to a cold
+ * 32 GiB parameter load of minutes. */
+const double czk__hist_bounds[CZK__HIST_BUCKETS] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+                                                     1,     2.5,  5,     10,   30,  60,   300};
+const char *const czk__stage_names[CZK__ST_COUNT] = {"queue",     "param_load", "synthesis",
+                                                     "gpu",       "finalize",   "total"};
+
+void czk__hist_add(czk__hist *h, double seconds)
+{
+    for (int i = 0; i < CZK__HIST_BUCKETS; i++)
+        if (seconds <= czk__hist_bounds[i]) {
+            h->bucket[i]++;
+            break;
+        }
+    h->count++;
+    h->sum += seconds;
+}
+
+const char *czk_job_kind_name(czk_job_kind k)
+{
+    switch (k) {
+    case CZK_JOB_POREP: return "porep";
+    case CZK_JOB_SNAP: return "snap";
+    case CZK_JOB_WPOST: return "wpost";
+    case CZK_JOB_WINNING: return "winning";
+    case CZK_JOB_CIRCOM: return "circom";
+    }
+    return "unknown";
+}
+
+const char *czk_job_state_name(czk_job_state s)
+{
+    switch (s) {
+    case CZK_JOB_QUEUED: return "queued";
+    case CZK_JOB_RUNNING: return "running";
+    case CZK_JOB_DONE: return "done";
+    case CZK_JOB_FAILED: return "failed";
+    case CZK_JOB_CANCELLED: return "cancelled";
+    }
+    return "unknown";
+}
+
+const char *czk_job_event_name(czk_job_event_type t)
+{
+    switch (t) {
+    case CZK_EV_QUEUED: return "queued";
+    case CZK_EV_PARTITION_SYNTH_START: return "partition_synth_start";
+    case CZK_EV_PARTITION_SYNTHESIZED: return "partition_synthesized";
+    case CZK_EV_GPU_START: return "gpu_start";
+    case CZK_EV_GPU_END: return "gpu_end";
+    case CZK_EV_VERIFIED: return "verified";
+    case CZK_EV_DONE: return "done";
+    case CZK_EV_FAILED: return "failed";
+    case CZK_EV_CANCELLED: return "cancelled";
+    case CZK_EV_PARAMS_LOADING: return "params_loading";
+    case CZK_EV_PARAMS_LOADED: return "params_loaded";
+    }
+    return "unknown";
+}
+
+static const czk_job_kind kinds[5] = {CZK_JOB_POREP, CZK_JOB_SNAP, CZK_JOB_WPOST, CZK_JOB_WINNING,
+                                      CZK_JOB_CIRCOM};
+
+/* Queue depths by kind: pending = queued jobs, in_progress = running (mu held). */
+static void queue_counts(czk_engine *e, czk_engine_queue_status q[5])
+{
+    for (int k = 0; k < 5; k++) {
+        q[k].kind = kinds[k];
+        q[k].pending = (uint32_t)e->by_kind_state[k][CZK_JOB_QUEUED];
+        q[k].in_progress = (uint32_t)e->by_kind_state[k][CZK_JOB_RUNNING];
+    }
+}
+
+czk_status czk_engine_get_status(czk_engine *e, czk_engine_status *out, czk_err *err)
+{
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&e->mu);
+    size_t nsrs = 0;
+    for (czk__params *pe = e->params; pe != NULL; pe = pe->next) nsrs++;
+    out->srs = nsrs ? czk_calloc(nsrs, sizeof *out->srs) : NULL;
+    out->gpus = e->ngpus ? czk_calloc(e->ngpus, sizeof *out->gpus) : NULL;
+    if ((nsrs && out->srs == NULL) || (e->ngpus && out->gpus == NULL)) {
+        pthread_mutex_unlock(&e->mu);
+        czk_engine_status_clear(out);
+        return czk_err_set(err, CZK_ENOMEM, "out of memory");
+    }
+    size_t i = 0;
+    for (czk__params *pe = e->params; pe != NULL; pe = pe->next, i++) {
+        czk_engine_srs_status *s = &out->srs[i];
+        snprintf(s->circuit_id, sizeof s->circuit_id, "%s", pe->id);
+        s->tier = pe->state == CZK__PE_LOADED ? 1 : 2;
+        for (int g = 0; g < CZK__MAX_GPUS; g++)
+            if (pe->gpu_srs[g] != NULL) s->tier = 0;
+        s->size_bytes = pe->bytes;
+        s->ref_count = pe->refs;
+    }
+    out->nsrs = nsrs;
+    for (size_t g = 0; g < e->ngpus; g++) {
+        czk_engine_gpu_status *gs = &out->gpus[g];
+        gs->ordinal = e->gpu_ordinals[g];
+        for (unsigned w = 0; w < e->n_prove_workers; w++) {
+            czk__prover *pv = &e->provers[w];
+            if (pv->gpu != gs->ordinal) continue;
+            gs->busy_seconds += pv->busy_s;
+            if (pv->current_job[0] && !gs->current_job_id[0]) {
+                snprintf(gs->current_job_id, sizeof gs->current_job_id, "%s", pv->current_job);
+                snprintf(gs->current_kind, sizeof gs->current_kind, "%s", pv->current_kind);
+            }
+        }
+    }
+    out->ngpus = e->ngpus;
+    queue_counts(e, out->queues);
+    out->completed = e->completed;
+    out->failed = e->failed;
+    out->cancelled = e->cancelled;
+    out->uptime_s = (czk__now_us() - e->t_start) / 1000000u;
+    czk__pinned_stats ps;
+    czk__pinned_get_stats(&e->pinned, &ps);
+    out->pinned_bytes = ps.total_bytes;
+    out->pinned_in_use = ps.total_bytes - ps.free_bytes;
+    out->pinned_limit = e->pinned.limit;
+    out->budget_total = e->budget_total;
+    out->budget_used = czk__budget_used(e);
+    out->draining = e->draining;
+    out->ready = !e->draining && !e->stopping && e->journal != NULL;
+    snprintf(out->backend, sizeof out->backend, "%s", e->use_gpu ? "gpu" : "cpu");
+    pthread_mutex_unlock(&e->mu);
+    /* Device properties outside the lock: the driver call may be slow. */
+    for (size_t g = 0; g < out->ngpus; g++) {
+        czk_gpu_info gi;
+        if (czk_gpu_get_info(out->gpus[g].ordinal, &gi, NULL) == CZK_OK) {
+            snprintf(out->gpus[g].name, sizeof out->gpus[g].name, "%.95s", gi.name);
+            out->gpus[g].vram_total = gi.total_mem;
+            out->gpus[g].vram_free = gi.free_mem;
+        }
+    }
+    return CZK_OK;
+}
+
+void czk_engine_status_clear(czk_engine_status *st)
+{
+    if (st == NULL) return;
+    czk_free(st->gpus);
+    czk_free(st->srs);
+    st->gpus = NULL;
+    st->srs = NULL;
+    st->ngpus = st->nsrs = 0;
+}
+
+static const char *part_state_name(czk__part_state s)
+{
+    static const char *const n[] = {"pending", "synthesizing", "synth_done", "proving",
+                                    "verifying", "done", "dropped"};
+    return (unsigned)s < 7 ? n[s] : "unknown";
+}
+
+char *czk_engine_status_json(czk_engine *e)
+{
+    czk_engine_status st;
+    if (czk_engine_get_status(e, &st, NULL) != CZK_OK) return NULL;
+    json_t *root = json_object();
+    json_object_set_new(root, "backend", json_string(st.backend));
+    json_object_set_new(root, "ready", json_boolean(st.ready));
+    json_object_set_new(root, "draining", json_boolean(st.draining));
+    json_object_set_new(root, "uptime_s", json_integer((json_int_t)st.uptime_s));
+    json_t *mem = json_object();
+    json_object_set_new(mem, "budget_total", json_integer((json_int_t)st.budget_total));
+    json_object_set_new(mem, "budget_used", json_integer((json_int_t)st.budget_used));
+    json_object_set_new(mem, "pinned_bytes", json_integer((json_int_t)st.pinned_bytes));
+    json_object_set_new(mem, "pinned_in_use", json_integer((json_int_t)st.pinned_in_use));
+    json_object_set_new(mem, "pinned_limit", json_integer((json_int_t)st.pinned_limit));
+    json_object_set_new(root, "memory", mem);
+    json_t *counters = json_object();
+    json_object_set_new(counters, "completed", json_integer((json_int_t)st.completed));
+    json_object_set_new(counters, "failed", json_integer((json_int_t)st.failed));
+    json_object_set_new(counters, "cancelled", json_integer((json_int_t)st.cancelled));
+    json_object_set_new(root, "counters", counters);
+    json_t *queues = json_array();
+    for (int k = 0; k < 5; k++) {
+        json_t *q = json_object();
+        json_object_set_new(q, "kind", json_string(czk_job_kind_name(st.queues[k].kind)));
+        json_object_set_new(q, "pending", json_integer(st.queues[k].pending));
+        json_object_set_new(q, "in_progress", json_integer(st.queues[k].in_progress));
+        json_array_append_new(queues, q);
+    }
+    json_object_set_new(root, "queues", queues);
+    json_t *srs = json_array();
+    for (size_t i = 0; i < st.nsrs; i++) {
+        json_t *s = json_object();
+        json_object_set_new(s, "circuit_id", json_string(st.srs[i].circuit_id));
+        json_object_set_new(s, "tier", json_string(st.srs[i].tier == 0   ? "hot"
+                                                   : st.srs[i].tier == 1 ? "warm"
+                                                                         : "cold"));
+        json_object_set_new(s, "bytes", json_integer((json_int_t)st.srs[i].size_bytes));
+        json_object_set_new(s, "ref_count", json_integer(st.srs[i].ref_count));
+        json_array_append_new(srs, s);
+    }
+    json_object_set_new(root, "parameters", srs);
+    json_t *gpus = json_array();
+    for (size_t i = 0; i < st.ngpus; i++) {
+        json_t *g = json_object();
+        json_object_set_new(g, "ordinal", json_integer(st.gpus[i].ordinal));
+        json_object_set_new(g, "name", json_string(st.gpus[i].name));
+        json_object_set_new(g, "busy_seconds", json_real(st.gpus[i].busy_seconds));
+        json_object_set_new(g, "current_job", json_string(st.gpus[i].current_job_id));
+        json_array_append_new(gpus, g);
+    }
+    json_object_set_new(root, "gpus", gpus);
+    czk_engine_status_clear(&st);
+
+    /* Live jobs with their partitions. */
+    json_t *jobs = json_array();
+    pthread_mutex_lock(&e->mu);
+    for (czk__job *j = e->jobs; j != NULL; j = j->next) {
+        if (j->state != CZK_JOB_QUEUED && j->state != CZK_JOB_RUNNING) continue;
+        json_t *jo = json_object();
+        json_object_set_new(jo, "job_id", json_string(j->id));
+        json_object_set_new(jo, "kind", json_string(czk_job_kind_name(j->kind)));
+        json_object_set_new(jo, "state", json_string(czk_job_state_name(j->state)));
+        json_object_set_new(jo, "circuit_id", json_string(j->circuit_id));
+        json_object_set_new(jo, "priority", json_integer(j->prio));
+        json_object_set_new(jo, "age_ms", json_integer((json_int_t)((czk__now_us() - j->t_submit) / 1000u)));
+        json_t *parts = json_array();
+        for (uint32_t i = 0; j->parts != NULL && i < j->nparts; i++) {
+            const czk__part *p = &j->parts[i];
+            json_t *po = json_object();
+            json_object_set_new(po, "index", json_integer(i));
+            json_object_set_new(po, "state", json_string(part_state_name(p->state)));
+            if (p->t_synth_end > p->t_synth_start)
+                json_object_set_new(po, "synth_ms", json_integer((json_int_t)((p->t_synth_end - p->t_synth_start) / 1000u)));
+            if (p->t_prove_end > p->t_prove_start)
+                json_object_set_new(po, "gpu_ms", json_integer((json_int_t)((p->t_prove_end - p->t_prove_start) / 1000u)));
+            if (p->worker[0]) json_object_set_new(po, "worker", json_string(p->worker));
+            json_array_append_new(parts, po);
+        }
+        json_object_set_new(jo, "partitions", parts);
+        json_array_append_new(jobs, jo);
+    }
+    pthread_mutex_unlock(&e->mu);
+    json_object_set_new(root, "jobs", jobs);
+    char *s = json_dumps(root, JSON_COMPACT);
+    json_decref(root);
+    if (s == NULL) return NULL;
+    /* jansson allocates with its own allocator: hand back czk_malloc'd memory. */
+    size_t n = strlen(s) + 1;
+    char *out = czk_malloc(n);
+    if (out != NULL) memcpy(out, s, n);
+    free(s);
+    return out;
+}
+
+/* A growing text buffer for the exposition. */
+typedef struct tbuf {
+    char *p;
+    size_t n, cap;
+    bool oom;
+} tbuf;
+
+static void tprintf(tbuf *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tprintf(tbuf *t, const char *fmt, ...)
+{
+    if (t->oom) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(t->p ? t->p + t->n : NULL, t->p ? t->cap - t->n : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            t->oom = true;
+            return;
+        }
+        if (t->p != NULL && t->n + (size_t)k < t->cap) {
+            t->n += (size_t)k;
+            return;
+        }
+        size_t cap = t->cap ? t->cap : 4096;
+        while (cap <= t->n + (size_t)k) cap *= 2;
+        char *np = czk_realloc(t->p, cap);
+        if (np == NULL) {
+            t->oom = true;
+            return;
+        }
+        t->p = np;
+        t->cap = cap;
+    }
+}
+
+char *czk_engine_metrics_text(czk_engine *e)
+{
+    tbuf t = {0};
+    czk__pinned_stats ps;
+    czk__pinned_get_stats(&e->pinned, &ps);
+    pthread_mutex_lock(&e->mu);
+    tprintf(&t, "# HELP czk_jobs Jobs in the table by kind and state.\n# TYPE czk_jobs gauge\n");
+    for (int k = 0; k < 5; k++)
+        for (int s = 0; s < 5; s++)
+            tprintf(&t, "czk_jobs{kind=\"%s\",state=\"%s\"} %" PRIu64 "\n",
+                    czk_job_kind_name(kinds[k]), czk_job_state_name((czk_job_state)s),
+                    e->by_kind_state[k][s]);
+    tprintf(&t, "# HELP czk_jobs_completed_total Jobs finished with a verified proof.\n"
+                "# TYPE czk_jobs_completed_total counter\nczk_jobs_completed_total %" PRIu64 "\n",
+            e->completed);
+    tprintf(&t, "# TYPE czk_jobs_failed_total counter\nczk_jobs_failed_total %" PRIu64 "\n",
+            e->failed);
+    tprintf(&t, "# TYPE czk_jobs_cancelled_total counter\nczk_jobs_cancelled_total %" PRIu64 "\n",
+            e->cancelled);
+    tprintf(&t, "# HELP czk_queue_depth Partitions waiting, by stage.\n# TYPE czk_queue_depth gauge\n"
+                "czk_queue_depth{stage=\"synthesis\"} %zu\nczk_queue_depth{stage=\"prove\"} %zu\n"
+                "czk_queue_depth{stage=\"finalize\"} %zu\n",
+            e->n_synth_q, e->n_prove_q, e->n_fin_q);
+    tprintf(&t, "# HELP czk_stage_seconds Latency of each stage.\n# TYPE czk_stage_seconds histogram\n");
+    for (int s = 0; s < CZK__ST_COUNT; s++) {
+        const czk__hist *h = &e->hist[s];
+        uint64_t cum = 0;
+        for (int b = 0; b < CZK__HIST_BUCKETS; b++) {
+            cum += h->bucket[b];
+            tprintf(&t, "czk_stage_seconds_bucket{stage=\"%s\",le=\"%g\"} %" PRIu64 "\n",
+                    czk__stage_names[s], czk__hist_bounds[b], cum);
+        }
+        tprintf(&t, "czk_stage_seconds_bucket{stage=\"%s\",le=\"+Inf\"} %" PRIu64 "\n",
+                czk__stage_names[s], h->count);
+        tprintf(&t, "czk_stage_seconds_sum{stage=\"%s\"} %.6f\n", czk__stage_names[s], h->sum);
+        tprintf(&t, "czk_stage_seconds_count{stage=\"%s\"} %" PRIu64 "\n", czk__stage_names[s],
+                h->count);
+    }
+    tprintf(&t, "# HELP czk_prover_busy_seconds_total Time each prover spent proving.\n"
+                "# TYPE czk_prover_busy_seconds_total counter\n");
+    for (unsigned w = 0; w < e->n_prove_workers; w++)
+        tprintf(&t, "czk_prover_busy_seconds_total{prover=\"%s\",worker=\"%u\"} %.6f\n",
+                e->provers[w].name, w, e->provers[w].busy_s);
+    tprintf(&t, "# HELP czk_h2d_bytes_total Bytes copied host to device by the GPU provers.\n"
+                "# TYPE czk_h2d_bytes_total counter\nczk_h2d_bytes_total %" PRIu64 "\n",
+            __atomic_load_n(&e->h2d_bytes, __ATOMIC_RELAXED));
+    tprintf(&t, "# TYPE czk_pinned_bytes gauge\nczk_pinned_bytes %" PRIu64 "\n", ps.total_bytes);
+    tprintf(&t, "# TYPE czk_pinned_in_use_bytes gauge\nczk_pinned_in_use_bytes %" PRIu64 "\n",
+            ps.total_bytes - ps.free_bytes);
+    tprintf(&t, "# TYPE czk_pinned_allocations_total counter\nczk_pinned_allocations_total %" PRIu64 "\n",
+            ps.allocations);
+    tprintf(&t, "# TYPE czk_pinned_reuses_total counter\nczk_pinned_reuses_total %" PRIu64 "\n",
+            ps.reuses);
+    tprintf(&t, "# HELP czk_pinned_fallbacks_total Partitions that ran in ordinary memory.\n"
+                "# TYPE czk_pinned_fallbacks_total counter\nczk_pinned_fallbacks_total %" PRIu64 "\n",
+            ps.fallbacks);
+    tprintf(&t, "# TYPE czk_budget_bytes gauge\nczk_budget_bytes %" PRIu64 "\n", e->budget_total);
+    tprintf(&t, "# TYPE czk_budget_used_bytes gauge\nczk_budget_used_bytes %" PRIu64 "\n",
+            e->reserved + e->params_bytes + ps.free_bytes);
+    tprintf(&t, "# TYPE czk_param_cache_bytes gauge\nczk_param_cache_bytes %" PRIu64 "\n",
+            e->params_bytes);
+    tprintf(&t, "# HELP czk_verification_failures_total Proofs that failed self-verification.\n"
+                "# TYPE czk_verification_failures_total counter\n"
+                "czk_verification_failures_total %" PRIu64 "\n",
+            e->verify_failures);
+    tprintf(&t, "# TYPE czk_partition_retries_total counter\nczk_partition_retries_total %" PRIu64 "\n",
+            e->retries);
+    tprintf(&t, "# TYPE czk_uptime_seconds gauge\nczk_uptime_seconds %" PRIu64 "\n",
+            (czk__now_us() - e->t_start) / 1000000u);
+    pthread_mutex_unlock(&e->mu);
+    if (t.oom) {
+        czk_free(t.p);
+        return NULL;
+    }
+    return t.p;
+}

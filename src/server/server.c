@@ -1,0 +1,1979 @@
+/*
+ * The gRPC server: cuzk.v1.ProvingEngine, czk.v1.Czk, grpc.health.v1.Health, server
+ * reflection (v1 and v1alpha) and an UNIMPLEMENTED catch-all, over gRPC C-core 1.51.
+ *
+ * Threads. Each polling thread owns one completion queue (measured: 1.5-3x less CPU per
+ * call than threads sharing one queue) and never blocks: handlers that may take time
+ * (submission validates and journals a 50 MB C1 output; preload reads tens of GB) run on
+ * libuv's thread pool, handed over through an inbox that the loop thread drains. Awaits
+ * never occupy a thread at all: they complete from the engine's done callback, from a
+ * libuv timer (timeout_ms) or from the call's cancellation (the client's deadline),
+ * whichever comes first; an atomic flag picks the one that replies.
+ *
+ * Lifetime. Every call is an `rpc` with a reference count: one for the handler, one per
+ * outstanding batch, one per engine registration (done callback or watch) and one per
+ * timer. The server counts the calls it holds; it is torn down only once the shutdown tag
+ * has arrived AND that count is zero (tearing down on the tag alone aborts in grpc's
+ * call.cc when a late batch starts on a dead queue).
+ */
+#include "server.h"
+
+#include "czk/alloc.h"
+#include "czk/log.h"
+
+#include "cuzk/v1/proving.pb-c.h"
+#include "czk/v1/czk.pb-c.h"
+#include "grpc/health/v1/health.pb-c.h"
+
+#include <grpc/byte_buffer_reader.h>
+#include <grpc/grpc_security.h>
+#include <grpc/support/alloc.h>
+#include <grpc/support/log.h>
+#include <grpc/support/time.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <uv.h>
+
+/* Calls pre-requested per method per completion queue: enough for bursts of new calls
+ * between two turns of a polling thread; each costs a few hundred bytes. */
+#define PREREQUEST 8
+/* A watch whose client reads slower than events arrive is ended rather than buffering
+ * without bound. */
+#define WATCH_QUEUE_MAX 65536
+
+typedef enum tag_kind { TAG_NEW, TAG_CLOSE, TAG_SEND, TAG_RECV, TAG_STATUS, TAG_SHUTDOWN } tag_kind;
+
+typedef struct rpc rpc;
+typedef struct tag {
+    tag_kind kind;
+    rpc *r;
+} tag;
+
+typedef enum mtype { M_UNARY, M_STREAM, M_BIDI } mtype;
+
+typedef void (*handler_fn)(rpc *r, ProtobufCMessage *req);
+
+typedef struct method {
+    const char *service; /* "cuzk.v1.ProvingEngine" */
+    const char *name;    /* "SubmitProof" */
+    mtype type;
+    const ProtobufCMessageDescriptor *req_desc;
+    handler_fn fn;
+    bool heavy;   /* runs on the libuv pool: may block for I/O or long validation */
+    bool no_auth; /* health checks work without the token (for probes) */
+} method;
+
+typedef struct ev_node {
+    struct ev_node *next;
+    czk_job_event ev;
+} ev_node;
+
+struct rpc {
+    tag t_new, t_close, t_send, t_recv, t_status;
+    czk_server *srv;
+    int midx; /* index in methods[], or NMETHODS for a generic (unknown) call */
+    int cq;
+    grpc_call *call;
+    gpr_timespec deadline;
+    grpc_metadata_array md;
+    grpc_byte_buffer *payload;
+    grpc_call_details details;
+    int cancelled;
+    atomic_int refs;
+    atomic_bool finished; /* the final status has been started (or the call is dead) */
+    bool md_sent;         /* initial metadata went out with a message */
+    grpc_byte_buffer *send_bb;
+    grpc_byte_buffer *recv_bb;
+    grpc_slice status_slice;
+    bool status_slice_set;
+    pthread_mutex_t mu;
+    ProtobufCMessage *req; /* decoded request, owned */
+    uv_work_t work;
+    /* Await / Prove. */
+    bool czk_api; /* reply in czk.v1 shape (else cuzk.v1) */
+    bool omit_proof;
+    char job_id[CZK_JOB_ID_MAX];
+    uint64_t timeout_ms;
+    uint64_t done_handle;
+    bool done_registered;
+    uv_timer_t timer;
+    bool timer_started, timer_closed; /* loop thread only */
+    /* WatchJob. */
+    uint64_t watch_handle;
+    bool watch_registered, watch_active, watch_ended, sending, terminal_seen;
+    ev_node *q_head, *q_tail;
+    size_t q_len;
+    /* Awaits and watches are listed on the server, so that a drain can answer them
+     * UNAVAILABLE ("retry elsewhere or later") instead of a bare cancellation. */
+    struct rpc *pend_prev, *pend_next;
+    bool pending_listed;
+};
+
+typedef struct inbox_item {
+    struct inbox_item *next;
+    void (*fn)(czk_server *s, rpc *r);
+    rpc *r;
+} inbox_item;
+
+static void h_submit_proof(rpc *r, ProtobufCMessage *m);
+static void h_await_proof(rpc *r, ProtobufCMessage *m);
+static void h_prove(rpc *r, ProtobufCMessage *m);
+static void h_cancel_proof(rpc *r, ProtobufCMessage *m);
+static void h_get_status(rpc *r, ProtobufCMessage *m);
+static void h_get_metrics(rpc *r, ProtobufCMessage *m);
+static void h_preload_srs(rpc *r, ProtobufCMessage *m);
+static void h_evict_srs(rpc *r, ProtobufCMessage *m);
+static void h_czk_submit(rpc *r, ProtobufCMessage *m);
+static void h_czk_await(rpc *r, ProtobufCMessage *m);
+static void h_czk_prove(rpc *r, ProtobufCMessage *m);
+static void h_czk_cancel(rpc *r, ProtobufCMessage *m);
+static void h_czk_get_job(rpc *r, ProtobufCMessage *m);
+static void h_czk_list(rpc *r, ProtobufCMessage *m);
+static void h_czk_watch(rpc *r, ProtobufCMessage *m);
+static void h_czk_status(rpc *r, ProtobufCMessage *m);
+static void h_czk_preload(rpc *r, ProtobufCMessage *m);
+static void h_czk_evict(rpc *r, ProtobufCMessage *m);
+static void h_health(rpc *r, ProtobufCMessage *m);
+
+#define CUZK "cuzk.v1.ProvingEngine"
+#define CZKS "czk.v1.Czk"
+static const method methods[] = {
+    {CUZK, "SubmitProof", M_UNARY, &cuzk__v1__submit_proof_request__descriptor, h_submit_proof, true, false},
+    {CUZK, "AwaitProof", M_UNARY, &cuzk__v1__await_proof_request__descriptor, h_await_proof, false, false},
+    {CUZK, "Prove", M_UNARY, &cuzk__v1__prove_request__descriptor, h_prove, true, false},
+    {CUZK, "CancelProof", M_UNARY, &cuzk__v1__cancel_proof_request__descriptor, h_cancel_proof, true, false},
+    {CUZK, "GetStatus", M_UNARY, &cuzk__v1__get_status_request__descriptor, h_get_status, true, false},
+    {CUZK, "GetMetrics", M_UNARY, &cuzk__v1__get_metrics_request__descriptor, h_get_metrics, true, false},
+    {CUZK, "PreloadSRS", M_UNARY, &cuzk__v1__preload_srs_request__descriptor, h_preload_srs, true, false},
+    {CUZK, "EvictSRS", M_UNARY, &cuzk__v1__evict_srs_request__descriptor, h_evict_srs, true, false},
+    {CZKS, "Submit", M_UNARY, &czk__v1__submit_request__descriptor, h_czk_submit, true, false},
+    {CZKS, "Await", M_UNARY, &czk__v1__await_request__descriptor, h_czk_await, false, false},
+    {CZKS, "Prove", M_UNARY, &czk__v1__prove_request__descriptor, h_czk_prove, true, false},
+    {CZKS, "Cancel", M_UNARY, &czk__v1__cancel_request__descriptor, h_czk_cancel, true, false},
+    {CZKS, "GetJob", M_UNARY, &czk__v1__get_job_request__descriptor, h_czk_get_job, true, false},
+    {CZKS, "ListJobs", M_UNARY, &czk__v1__list_jobs_request__descriptor, h_czk_list, true, false},
+    {CZKS, "WatchJob", M_STREAM, &czk__v1__watch_job_request__descriptor, h_czk_watch, false, false},
+    {CZKS, "GetStatus", M_UNARY, &czk__v1__get_status_request__descriptor, h_czk_status, true, false},
+    {CZKS, "GetMetrics", M_UNARY, &cuzk__v1__get_metrics_request__descriptor, h_get_metrics, true, false},
+    {CZKS, "Preload", M_UNARY, &czk__v1__preload_request__descriptor, h_czk_preload, true, false},
+    {CZKS, "Evict", M_UNARY, &czk__v1__evict_request__descriptor, h_czk_evict, true, false},
+    {"grpc.health.v1.Health", "Check", M_UNARY, &grpc__health__v1__health_check_request__descriptor, h_health, false, true},
+    {"grpc.reflection.v1.ServerReflection", "ServerReflectionInfo", M_BIDI, NULL, NULL, false, false},
+    {"grpc.reflection.v1alpha.ServerReflection", "ServerReflectionInfo", M_BIDI, NULL, NULL, false, false},
+};
+#define NMETHODS ((int)(sizeof methods / sizeof methods[0]))
+#define NCODES 17
+
+/* Service names for reflection's list_services and for health's per-service check. */
+static const char *const service_names[] = {
+    CUZK, CZKS, "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection",
+    "grpc.reflection.v1alpha.ServerReflection",
+};
+#define NSERVICES (sizeof service_names / sizeof service_names[0])
+
+struct czk_server {
+    czk_engine *engine;
+    grpc_server *gs;
+    int ncq;
+    grpc_completion_queue **cqs;
+    pthread_t *threads;
+    void *mhandles[NMETHODS];
+    uv_loop_t *loop;
+    uv_async_t inbox_async;
+    pthread_mutex_t inbox_mu;
+    inbox_item *inbox_head, *inbox_tail;
+    atomic_int calls_held;
+    atomic_bool draining;
+    atomic_bool shutdown_seen;
+    bool stopped;
+    char *token;
+    czk_reflection *refl;
+    tag shutdown_tag;
+    czk_http *http;
+    uint64_t max_msg;
+    char unix_path[512];
+    /* Drain. */
+    pthread_t drain_thread;
+    bool drain_thread_started;
+    uint64_t grace_ms;
+    void (*on_stopped)(void *ctx);
+    void *on_stopped_ctx;
+    /* Metrics (go-grpc-prometheus names). */
+    atomic_ulong started[NMETHODS + 1];
+    atomic_ulong handled[NMETHODS + 1][NCODES];
+    atomic_ulong cancelled_calls;
+    pthread_mutex_t pend_mu;
+    rpc *pend_head;
+};
+
+/* ----------------------------------------------------------------------------------- */
+/* Inbox: work for the loop thread, from any thread                                      */
+/* ----------------------------------------------------------------------------------- */
+
+static void post(czk_server *s, void (*fn)(czk_server *, rpc *), rpc *r)
+{
+    inbox_item *it = czk_malloc(sizeof *it);
+    if (!it) abort(); /* a lost hand-off would leak a call forever; better to die loudly */
+    it->next = NULL;
+    it->fn = fn;
+    it->r = r;
+    pthread_mutex_lock(&s->inbox_mu);
+    if (s->inbox_tail) s->inbox_tail->next = it;
+    else s->inbox_head = it;
+    s->inbox_tail = it;
+    pthread_mutex_unlock(&s->inbox_mu);
+    uv_async_send(&s->inbox_async);
+}
+
+static void inbox_cb(uv_async_t *a)
+{
+    czk_server *s = a->data;
+    pthread_mutex_lock(&s->inbox_mu);
+    inbox_item *it = s->inbox_head;
+    s->inbox_head = s->inbox_tail = NULL;
+    pthread_mutex_unlock(&s->inbox_mu);
+    while (it) {
+        inbox_item *next = it->next;
+        it->fn(s, it->r);
+        czk_free(it);
+        it = next;
+    }
+}
+
+static void check_stopped(czk_server *s, rpc *unused);
+
+/* ----------------------------------------------------------------------------------- */
+/* Calls                                                                                 */
+/* ----------------------------------------------------------------------------------- */
+
+static void request_call(czk_server *s, int midx, int cq);
+
+static rpc *rpc_new(czk_server *s, int midx, int cq)
+{
+    rpc *r = czk_calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->srv = s;
+    r->midx = midx;
+    r->cq = cq;
+    r->t_new = (tag){TAG_NEW, r};
+    r->t_close = (tag){TAG_CLOSE, r};
+    r->t_send = (tag){TAG_SEND, r};
+    r->t_recv = (tag){TAG_RECV, r};
+    r->t_status = (tag){TAG_STATUS, r};
+    grpc_metadata_array_init(&r->md);
+    grpc_call_details_init(&r->details);
+    pthread_mutex_init(&r->mu, NULL);
+    atomic_init(&r->refs, 1);
+    return r;
+}
+
+static void pend_add(rpc *r)
+{
+    czk_server *s = r->srv;
+    pthread_mutex_lock(&s->pend_mu);
+    r->pend_prev = NULL;
+    r->pend_next = s->pend_head;
+    if (s->pend_head) s->pend_head->pend_prev = r;
+    s->pend_head = r;
+    r->pending_listed = true;
+    pthread_mutex_unlock(&s->pend_mu);
+}
+
+static void pend_remove(rpc *r)
+{
+    czk_server *s = r->srv;
+    pthread_mutex_lock(&s->pend_mu);
+    if (r->pending_listed) {
+        if (r->pend_prev) r->pend_prev->pend_next = r->pend_next;
+        else s->pend_head = r->pend_next;
+        if (r->pend_next) r->pend_next->pend_prev = r->pend_prev;
+        r->pending_listed = false;
+    }
+    pthread_mutex_unlock(&s->pend_mu);
+}
+
+static void rpc_free(rpc *r)
+{
+    pend_remove(r);
+    grpc_metadata_array_destroy(&r->md);
+    grpc_call_details_destroy(&r->details);
+    if (r->payload) grpc_byte_buffer_destroy(r->payload);
+    if (r->req) protobuf_c_message_free_unpacked(r->req, NULL);
+    pthread_mutex_destroy(&r->mu);
+    for (ev_node *n = r->q_head; n;) {
+        ev_node *next = n->next;
+        czk_free(n);
+        n = next;
+    }
+    czk_free(r);
+}
+
+static void rpc_ref(rpc *r) { atomic_fetch_add(&r->refs, 1); }
+
+static void rpc_unref(rpc *r)
+{
+    if (atomic_fetch_sub(&r->refs, 1) != 1) return;
+    czk_server *s = r->srv;
+    if (r->call) grpc_call_unref(r->call);
+    rpc_free(r);
+    if (atomic_fetch_sub(&s->calls_held, 1) == 1 && atomic_load(&s->draining))
+        post(s, check_stopped, NULL);
+}
+
+static bool try_finish(rpc *r) { return !atomic_exchange(&r->finished, true); }
+
+static grpc_byte_buffer *pack(const ProtobufCMessage *m)
+{
+    size_t n = protobuf_c_message_get_packed_size(m);
+    grpc_slice sl = grpc_slice_malloc(n);
+    protobuf_c_message_pack(m, GRPC_SLICE_START_PTR(sl));
+    grpc_byte_buffer *bb = grpc_raw_byte_buffer_create(&sl, 1);
+    grpc_slice_unref(sl);
+    return bb;
+}
+
+static ProtobufCMessage *unpack(const ProtobufCMessageDescriptor *d, grpc_byte_buffer *bb)
+{
+    if (!bb) return NULL;
+    grpc_byte_buffer_reader rd;
+    if (!grpc_byte_buffer_reader_init(&rd, bb)) return NULL;
+    grpc_slice sl = grpc_byte_buffer_reader_readall(&rd);
+    ProtobufCMessage *m =
+        protobuf_c_message_unpack(d, NULL, GRPC_SLICE_LENGTH(sl), GRPC_SLICE_START_PTR(sl));
+    grpc_slice_unref(sl);
+    grpc_byte_buffer_reader_destroy(&rd);
+    return m;
+}
+
+static const char *method_label(const rpc *r)
+{
+    return r->midx < NMETHODS ? methods[r->midx].name : "unknown";
+}
+
+/*
+ * The call's final status, with an optional last message. Exactly one caller wins
+ * try_finish(); the others drop their reply. Safe from any thread.
+ */
+static void finish(rpc *r, grpc_status_code code, const char *msg, const ProtobufCMessage *m)
+{
+    grpc_op ops[3];
+    memset(ops, 0, sizeof ops);
+    size_t n = 0;
+    if (!r->md_sent) {
+        ops[n].op = GRPC_OP_SEND_INITIAL_METADATA;
+        n++;
+        r->md_sent = true;
+    }
+    if (m && code == GRPC_STATUS_OK) {
+        r->send_bb = pack(m);
+        ops[n].op = GRPC_OP_SEND_MESSAGE;
+        ops[n].data.send_message.send_message = r->send_bb;
+        n++;
+    }
+    r->status_slice = grpc_slice_from_copied_string(msg ? msg : "");
+    r->status_slice_set = true;
+    ops[n].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
+    ops[n].data.send_status_from_server.status = code;
+    ops[n].data.send_status_from_server.status_details = msg && *msg ? &r->status_slice : NULL;
+    n++;
+    atomic_fetch_add(&r->srv->handled[r->midx][code < NCODES ? code : GRPC_STATUS_UNKNOWN], 1);
+    if (code != GRPC_STATUS_OK)
+        CZK_LOG_DEBUG("rpc failed", "method=%s code=%s detail=\"%s\"", method_label(r),
+                      czk__grpc_code_name(code), msg ? msg : "");
+    rpc_ref(r);
+    grpc_call_error e = grpc_call_start_batch(r->call, ops, n, &r->t_status, NULL);
+    if (e != GRPC_CALL_OK) {
+        CZK_LOG_ERROR("grpc_call_start_batch failed", "method=%s error=%d", method_label(r), (int)e);
+        rpc_unref(r);
+    }
+}
+
+static void reply(rpc *r, grpc_status_code code, const char *msg, const ProtobufCMessage *m)
+{
+    if (try_finish(r)) finish(r, code, msg, m);
+}
+
+static void reply_err(rpc *r, czk_status st, const czk_err *err)
+{
+    char msg[CZK_ERR_MSG_MAX + 64];
+    snprintf(msg, sizeof msg, "%s: %s", czk_status_name(st),
+             err && err->msg[0] ? err->msg : czk_strerror(st));
+    reply(r, czk__grpc_code(st, false), msg, NULL);
+}
+
+/* For calls that name a job: ENOENT is NOT_FOUND, with a message naming the id. */
+static void reply_job_err(rpc *r, czk_status st, const czk_err *err, const char *job_id)
+{
+    char msg[CZK_ERR_MSG_MAX + 64];
+    if (st == CZK_ENOENT) snprintf(msg, sizeof msg, "job_id: no job '%s'", job_id);
+    else snprintf(msg, sizeof msg, "%s: %s", czk_status_name(st), err && err->msg[0] ? err->msg : czk_strerror(st));
+    reply(r, czk__grpc_code(st, true), msg, NULL);
+}
+
+/* Send one stream message (the first carries the initial metadata). */
+static void send_msg(rpc *r, const ProtobufCMessage *m)
+{
+    grpc_op ops[2];
+    memset(ops, 0, sizeof ops);
+    size_t n = 0;
+    if (!r->md_sent) {
+        ops[n++].op = GRPC_OP_SEND_INITIAL_METADATA;
+        r->md_sent = true;
+    }
+    r->send_bb = pack(m);
+    ops[n].op = GRPC_OP_SEND_MESSAGE;
+    ops[n].data.send_message.send_message = r->send_bb;
+    n++;
+    rpc_ref(r);
+    if (grpc_call_start_batch(r->call, ops, n, &r->t_send, NULL) != GRPC_CALL_OK) rpc_unref(r);
+}
+
+static void start_recv(rpc *r)
+{
+    grpc_op op;
+    memset(&op, 0, sizeof op);
+    op.op = GRPC_OP_RECV_MESSAGE;
+    op.data.recv_message.recv_message = &r->recv_bb;
+    rpc_ref(r);
+    if (grpc_call_start_batch(r->call, &op, 1, &r->t_recv, NULL) != GRPC_CALL_OK) rpc_unref(r);
+}
+
+/* ----------------------------------------------------------------------------------- */
+/* Request dispatch                                                                      */
+/* ----------------------------------------------------------------------------------- */
+
+static bool authorized(const rpc *r)
+{
+    const char *tok = r->srv->token;
+    if (!tok || !*tok) return true;
+    for (size_t i = 0; i < r->md.count; i++) {
+        if (grpc_slice_str_cmp(r->md.metadata[i].key, "authorization") != 0) continue;
+        grpc_slice v = r->md.metadata[i].value;
+        size_t n = GRPC_SLICE_LENGTH(v), t = strlen(tok);
+        const uint8_t *p = GRPC_SLICE_START_PTR(v);
+        if (n != t + 7 || memcmp(p, "Bearer ", 7) != 0) return false;
+        /* Compare in constant time: the token is a secret. */
+        unsigned char diff = 0;
+        for (size_t k = 0; k < t; k++) diff |= (unsigned char)(p[7 + k] ^ (unsigned char)tok[k]);
+        return diff == 0;
+    }
+    return false;
+}
+
+static bool decode_request(rpc *r);
+
+/* Handlers copy what outlives them (the job id), so the request is freed once they
+ * return: a Prove waiting for hours must not keep a 51 MB C1 output alive. */
+static void run_handler(rpc *r)
+{
+    if (decode_request(r)) methods[r->midx].fn(r, r->req);
+    if (r->req) protobuf_c_message_free_unpacked(r->req, NULL);
+    r->req = NULL;
+}
+
+static void work_cb(uv_work_t *w)
+{
+    run_handler(w->data);
+}
+
+static void after_work_cb(uv_work_t *w, int status)
+{
+    rpc *r = w->data;
+    if (status == UV_ECANCELED) reply(r, GRPC_STATUS_UNAVAILABLE, "daemon shutting down", NULL);
+    rpc_unref(r);
+}
+
+static void queue_work(czk_server *s, rpc *r)
+{
+    r->work.data = r;
+    if (uv_queue_work(s->loop, &r->work, work_cb, after_work_cb) != 0) {
+        reply(r, GRPC_STATUS_INTERNAL, "cannot queue work", NULL);
+        rpc_unref(r);
+    }
+}
+
+static void reflection_recv_done(rpc *r, bool ok);
+
+static void on_new_call(czk_server *s, rpc *r)
+{
+    atomic_fetch_add(&s->calls_held, 1);
+    atomic_fetch_add(&s->started[r->midx], 1);
+    /* Batch A: completes at the end of every call; its `cancelled` is the only sign of a
+     * client cancel or an expired deadline. */
+    grpc_op op;
+    memset(&op, 0, sizeof op);
+    op.op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+    op.data.recv_close_on_server.cancelled = &r->cancelled;
+    rpc_ref(r);
+    if (grpc_call_start_batch(r->call, &op, 1, &r->t_close, NULL) != GRPC_CALL_OK) rpc_unref(r);
+
+    if (r->midx == NMETHODS) {
+        char *m = grpc_slice_to_c_string(r->details.method);
+        char msg[600];
+        snprintf(msg, sizeof msg, "unknown method %s", m);
+        gpr_free(m);
+        reply(r, GRPC_STATUS_UNIMPLEMENTED, msg, NULL);
+        rpc_unref(r);
+        return;
+    }
+    const method *m = &methods[r->midx];
+    if (!m->no_auth && !authorized(r)) {
+        reply(r, GRPC_STATUS_UNAUTHENTICATED, "missing or wrong 'authorization: Bearer' token", NULL);
+        rpc_unref(r);
+        return;
+    }
+    if (m->type == M_BIDI) {
+        start_recv(r);
+        rpc_unref(r);
+        return;
+    }
+    if (m->heavy) {
+        /* Decoded on the pool too: a 51 MB C1 output takes 0.2-0.4 s to copy out of the
+         * byte buffer and unpack on a loaded machine, too long for a polling thread. */
+        post(s, queue_work, r); /* the handler's reference travels with it */
+        return;
+    }
+    run_handler(r);
+    rpc_unref(r);
+}
+
+/* Unpacks the request; on failure answers INVALID_ARGUMENT and returns false. */
+static bool decode_request(rpc *r)
+{
+    const method *m = &methods[r->midx];
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    r->req = unpack(m->req_desc, r->payload);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    size_t bytes = r->payload ? grpc_byte_buffer_length(r->payload) : 0;
+    CZK_LOG_DEBUG("rpc", "method=%s bytes=%zu decode_us=%ld", m->name, bytes,
+                  (long)((t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000));
+    /* The request's bytes are not needed once decoded: free them now, not at the end of
+     * a call that may wait for hours. */
+    if (r->payload) grpc_byte_buffer_destroy(r->payload);
+    r->payload = NULL;
+    if (!r->req) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "request: cannot decode %s (%zu bytes of protobuf)", m->req_desc->name, bytes);
+        reply(r, GRPC_STATUS_INVALID_ARGUMENT, msg, NULL);
+        return false;
+    }
+    return true;
+}
+
+static void on_cancelled(rpc *r);
+static void watch_sent(rpc *r);
+
+static void *cq_thread(void *arg)
+{
+    czk_server *s = ((void **)arg)[0];
+    int cq = (int)(intptr_t)((void **)arg)[1];
+    czk_free(arg);
+    for (;;) {
+        grpc_event ev = grpc_completion_queue_next(s->cqs[cq], gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
+        if (ev.type == GRPC_QUEUE_SHUTDOWN) break;
+        if (ev.type != GRPC_OP_COMPLETE) continue;
+        tag *t = ev.tag;
+        rpc *r = t->r;
+        switch (t->kind) {
+        case TAG_SHUTDOWN:
+            atomic_store(&s->shutdown_seen, true);
+            post(s, check_stopped, NULL);
+            break;
+        case TAG_NEW:
+            if (!ev.success) { /* the server is shutting down: no call was made */
+                rpc_free(r);
+                break;
+            }
+            if (!atomic_load(&s->draining)) request_call(s, r->midx, cq);
+            on_new_call(s, r);
+            break;
+        case TAG_CLOSE:
+            if (r->cancelled) {
+                atomic_fetch_add(&s->cancelled_calls, 1);
+                on_cancelled(r);
+            }
+            rpc_unref(r);
+            break;
+        case TAG_SEND:
+            if (r->send_bb) grpc_byte_buffer_destroy(r->send_bb);
+            r->send_bb = NULL;
+            if (r->midx < NMETHODS && methods[r->midx].type == M_BIDI) {
+                if (ev.success) start_recv(r);
+            } else if (ev.success) {
+                watch_sent(r);
+            }
+            rpc_unref(r);
+            break;
+        case TAG_RECV:
+            reflection_recv_done(r, ev.success);
+            rpc_unref(r);
+            break;
+        case TAG_STATUS:
+            if (r->send_bb) grpc_byte_buffer_destroy(r->send_bb);
+            r->send_bb = NULL;
+            if (r->status_slice_set) grpc_slice_unref(r->status_slice);
+            r->status_slice_set = false;
+            rpc_unref(r);
+            break;
+        }
+    }
+    return NULL;
+}
+
+static void request_call(czk_server *s, int midx, int cq)
+{
+    rpc *r = rpc_new(s, midx, cq);
+    if (!r) return;
+    grpc_call_error e;
+    if (midx == NMETHODS)
+        e = grpc_server_request_call(s->gs, &r->call, &r->details, &r->md, s->cqs[cq], s->cqs[cq],
+                                     &r->t_new);
+    else
+        e = grpc_server_request_registered_call(
+            s->gs, s->mhandles[midx], &r->call, &r->deadline, &r->md,
+            methods[midx].type == M_BIDI ? NULL : &r->payload, s->cqs[cq], s->cqs[cq], &r->t_new);
+    if (e != GRPC_CALL_OK) rpc_free(r);
+}
+
+/* ----------------------------------------------------------------------------------- */
+/* Conversions                                                                           */
+/* ----------------------------------------------------------------------------------- */
+
+/* The C strings of protobuf-c messages are `char *`; we only ever read them through the
+ * packer, so pointing them at const data is safe. */
+#define S(x) ((char *)(x))
+
+static void fill_timings(Czk__V1__Timings *t, const czk_job_timings *src)
+{
+    t->queue_wait_ms = src->queue_wait_ms;
+    t->srs_load_ms = src->srs_load_ms;
+    t->synthesis_ms = src->synthesis_ms;
+    t->gpu_compute_ms = src->gpu_compute_ms;
+    t->finalize_ms = src->finalize_ms;
+    t->total_ms = src->total_ms;
+}
+
+static void fill_job(Czk__V1__Job *j, Czk__V1__Timings *t, const czk_job_info *in, bool proof)
+{
+    j->job_id = S(in->job_id);
+    j->request_id = S(in->request_id);
+    j->kind = (Czk__V1__Kind)in->kind;
+    j->priority = (Cuzk__V1__Priority)in->priority;
+    j->state = (Czk__V1__JobState)in->state;
+    j->circuit_id = S(in->circuit_id);
+    j->partitions = in->partitions;
+    j->partitions_synthesized = in->partitions_synthesized;
+    j->partitions_proved = in->partitions_proved;
+    j->queue_position = in->queue_position;
+    j->assigned_gpu = S(in->assigned_gpu);
+    j->submitted_unix_ms = in->submitted_unix_ms;
+    j->finished_unix_ms = in->finished_unix_ms;
+    fill_timings(t, &in->timings);
+    j->timings = t;
+    if (in->state == CZK_JOB_FAILED || in->state == CZK_JOB_CANCELLED) {
+        j->error_code = S(in->error != CZK_OK ? czk_status_name(in->error) : "");
+        j->error_message = S(in->error_message);
+    }
+    if (proof && in->proof) {
+        j->proof.data = in->proof;
+        j->proof.len = in->proof_len;
+    }
+}
+
+static void fill_await_proof(Cuzk__V1__AwaitProofResponse *a, const czk_job_info *in, bool timed_out)
+{
+    a->job_id = S(in->job_id);
+    if (timed_out) a->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__TIMEOUT;
+    else if (in->state == CZK_JOB_DONE) a->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED;
+    else if (in->state == CZK_JOB_FAILED) a->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__FAILED;
+    else if (in->state == CZK_JOB_CANCELLED) a->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__CANCELLED;
+    else a->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__UNKNOWN;
+    if (in->state == CZK_JOB_DONE && in->proof) {
+        a->proof.data = in->proof;
+        a->proof.len = in->proof_len;
+    }
+    a->error_message = S(in->error_message);
+    a->queue_wait_ms = in->timings.queue_wait_ms;
+    a->srs_load_ms = in->timings.srs_load_ms;
+    a->synthesis_ms = in->timings.synthesis_ms;
+    a->gpu_compute_ms = in->timings.gpu_compute_ms;
+    a->total_ms = in->timings.total_ms;
+}
+
+/* The request's filecoin fields into the engine's request (borrowing the message). */
+static czk_status fil_request(czk_job_request *q, const Cuzk__V1__SubmitProofRequest *p,
+                              const uint8_t **ptrs, size_t *lens, czk_err *err)
+{
+    q->sector_size = p->sector_size;
+    q->registered_proof = p->registered_proof;
+    q->vanilla_proof = p->vanilla_proof.data;
+    q->vanilla_proof_len = p->vanilla_proof.len;
+    for (size_t i = 0; i < p->n_vanilla_proofs; i++) {
+        ptrs[i] = p->vanilla_proofs[i].data;
+        lens[i] = p->vanilla_proofs[i].len;
+    }
+    q->vanilla_proofs = ptrs;
+    q->vanilla_proof_lens = lens;
+    q->n_vanilla_proofs = p->n_vanilla_proofs;
+    q->sector_number = p->sector_number;
+    q->miner_id = p->miner_id;
+    q->randomness = p->randomness.data;
+    q->randomness_len = p->randomness.len;
+    q->partition_index = p->partition_index;
+    q->comm_r_old = p->comm_r_old.data;
+    q->comm_r_old_len = p->comm_r_old.len;
+    q->comm_r_new = p->comm_r_new.data;
+    q->comm_r_new_len = p->comm_r_new.len;
+    q->comm_d_new = p->comm_d_new.data;
+    q->comm_d_new_len = p->comm_d_new.len;
+    (void)err;
+    return CZK_OK;
+}
+
+static bool valid_priority(int p) { return p >= 0 && p <= 4; }
+
+/*
+ * Submit from either API. Checks what the engine's header leaves to the edge (enum ranges,
+ * draining), then the engine validates the payload and journals it.
+ */
+static czk_status do_submit(rpc *r, czk_job_request *q, czk_job_info *out, czk_err *err)
+{
+    if (atomic_load(&r->srv->draining))
+        return czk_err_set(err, CZK_EBUSY, "the daemon is draining; submit to another or retry later");
+    if (!valid_priority((int)q->priority))
+        return czk_err_set(err, CZK_EINVAL, "priority: %d is not a known Priority", (int)q->priority);
+    return czk_engine_submit(r->srv->engine, q, out, err);
+}
+
+/* ----------------------------------------------------------------------------------- */
+/* Await: engine callback, timer, or cancellation                                         */
+/* ----------------------------------------------------------------------------------- */
+
+static void send_await_reply(rpc *r, const czk_job_info *info, bool timed_out)
+{
+    czk_server *s = r->srv;
+    /* A job the engine cancelled because the daemon is draining is still journaled and
+     * will run after the restart: tell the client to retry, not that it was cancelled. */
+    if (!timed_out && info->state == CZK_JOB_CANCELLED && atomic_load(&s->draining)) {
+        finish(r, GRPC_STATUS_UNAVAILABLE,
+               "the daemon is shutting down; the job stays journaled and runs after the restart",
+               NULL);
+        return;
+    }
+    if (r->czk_api) {
+        Czk__V1__AwaitResponse a = CZK__V1__AWAIT_RESPONSE__INIT;
+        Czk__V1__Job j = CZK__V1__JOB__INIT;
+        Czk__V1__Timings t = CZK__V1__TIMINGS__INIT;
+        fill_job(&j, &t, info, !r->omit_proof);
+        a.job = &j;
+        a.timed_out = timed_out;
+        finish(r, GRPC_STATUS_OK, NULL, &a.base);
+    } else if (r->midx == 2) { /* cuzk Prove */
+        Cuzk__V1__ProveResponse p = CUZK__V1__PROVE_RESPONSE__INIT;
+        Cuzk__V1__AwaitProofResponse a = CUZK__V1__AWAIT_PROOF_RESPONSE__INIT;
+        fill_await_proof(&a, info, timed_out);
+        p.result = &a;
+        finish(r, GRPC_STATUS_OK, NULL, &p.base);
+    } else {
+        Cuzk__V1__AwaitProofResponse a = CUZK__V1__AWAIT_PROOF_RESPONSE__INIT;
+        fill_await_proof(&a, info, timed_out);
+        finish(r, GRPC_STATUS_OK, NULL, &a.base);
+    }
+}
+
+static void timer_close_cb(uv_handle_t *h)
+{
+    rpc_unref(h->data);
+}
+
+static void stop_timer(czk_server *s, rpc *r)
+{
+    (void)s;
+    if (r->timer_started && !r->timer_closed) {
+        r->timer_closed = true;
+        uv_timer_stop(&r->timer);
+        uv_close((uv_handle_t *)&r->timer, timer_close_cb);
+    }
+    rpc_unref(r); /* the reference that came with this inbox item */
+}
+
+static void await_done(void *ctx, const czk_job_info *info)
+{
+    rpc *r = ctx;
+    if (try_finish(r)) {
+        send_await_reply(r, info, false);
+        if (r->timeout_ms) {
+            rpc_ref(r);
+            post(r->srv, stop_timer, r);
+        }
+    }
+    rpc_unref(r); /* the registration's reference */
+}
+
+/* Remove the engine registration if it has not fired; drops its reference if so. */
+static void cancel_registration(rpc *r)
+{
+    pthread_mutex_lock(&r->mu);
+    bool reg = r->done_registered;
+    r->done_registered = false;
+    uint64_t h = r->done_handle;
+    pthread_mutex_unlock(&r->mu);
+    if (reg && czk_engine_on_done_cancel(r->srv->engine, h)) rpc_unref(r);
+}
+
+static void timer_cb(uv_timer_t *t)
+{
+    rpc *r = t->data;
+    if (try_finish(r)) {
+        cancel_registration(r);
+        czk_job_info info;
+        czk_err err;
+        czk_status st = czk_engine_get(r->srv->engine, r->job_id, false, &info, &err);
+        if (st == CZK_OK) {
+            send_await_reply(r, &info, true);
+            czk_job_info_clear(&info);
+        } else {
+            finish(r, czk__grpc_code(st, true), err.msg, NULL);
+        }
+    }
+    r->timer_closed = true;
+    uv_close((uv_handle_t *)t, timer_close_cb);
+}
+
+static void start_timer(czk_server *s, rpc *r)
+{
+    /* Already answered (the job was done at registration): no timer needed. */
+    if (atomic_load(&r->finished) || r->timer_closed) {
+        rpc_unref(r);
+        return;
+    }
+    uv_timer_init(s->loop, &r->timer);
+    r->timer.data = r;
+    r->timer_started = true;
+    uv_timer_start(&r->timer, timer_cb, r->timeout_ms, 0); /* keeps the inbox reference */
+}
+
+/* Register for the job's completion; answers at once if it is already terminal. */
+static void start_await(rpc *r, const char *job_id, uint64_t timeout_ms)
+{
+    snprintf(r->job_id, sizeof r->job_id, "%s", job_id);
+    r->timeout_ms = timeout_ms;
+    if (strlen(job_id) >= CZK_JOB_ID_MAX) {
+        reply(r, czk__grpc_code(CZK_ENOENT, true), "job_id: too long to be a job id", NULL);
+        return;
+    }
+    if (timeout_ms) {
+        rpc_ref(r);
+        post(r->srv, start_timer, r);
+    }
+    czk_err err;
+    rpc_ref(r); /* for the registration */
+    pthread_mutex_lock(&r->mu);
+    uint64_t h = 0;
+    czk_status st = czk_engine_on_done(r->srv->engine, job_id, await_done, r, &h, &err);
+    if (st == CZK_OK) {
+        r->done_handle = h;
+        r->done_registered = true;
+    }
+    pthread_mutex_unlock(&r->mu);
+    if (st != CZK_OK) {
+        rpc_unref(r);
+        if (try_finish(r)) {
+            char msg[CZK_ERR_MSG_MAX + 64];
+            if (st == CZK_ENOENT) snprintf(msg, sizeof msg, "job_id: no job '%s'", job_id);
+            else snprintf(msg, sizeof msg, "%s: %s", czk_status_name(st), err.msg);
+            finish(r, czk__grpc_code(st, true), msg, NULL);
+        }
+        return;
+    }
+    pend_add(r);
+    /* A call cancelled while we registered: on_cancelled may have run before the
+     * registration existed, so check again. */
+    if (r->cancelled) cancel_registration(r);
+}
+
+static void on_cancelled(rpc *r)
+{
+    try_finish(r); /* nothing more will be sent */
+    cancel_registration(r);
+    if (r->timeout_ms) {
+        rpc_ref(r);
+        post(r->srv, stop_timer, r);
+    }
+    pthread_mutex_lock(&r->mu);
+    bool unwatch = r->watch_registered && r->watch_active;
+    r->watch_active = false;
+    r->watch_ended = true;
+    pthread_mutex_unlock(&r->mu);
+    if (unwatch) {
+        czk_engine_unwatch(r->srv->engine, r->watch_handle);
+        rpc_unref(r);
+    }
+}
+
+/* ----------------------------------------------------------------------------------- */
+/* cuzk.v1.ProvingEngine                                                                  */
+/* ----------------------------------------------------------------------------------- */
+
+static void h_submit_proof(rpc *r, ProtobufCMessage *m)
+{
+    Cuzk__V1__SubmitProofRequest *p = (Cuzk__V1__SubmitProofRequest *)m;
+    if (p->proof_kind < 1 || p->proof_kind > 4) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "proof_kind: %d is not POREP_SEAL_COMMIT, SNAP_DEALS_UPDATE, "
+                                  "WINDOW_POST_PARTITION or WINNING_POST", (int)p->proof_kind);
+        reply(r, GRPC_STATUS_INVALID_ARGUMENT, msg, NULL);
+        return;
+    }
+    czk_job_request q;
+    memset(&q, 0, sizeof q);
+    const uint8_t **ptrs = czk_calloc(p->n_vanilla_proofs + 1, sizeof *ptrs);
+    size_t *lens = czk_calloc(p->n_vanilla_proofs + 1, sizeof *lens);
+    czk_err err;
+    czk_err_clear(&err);
+    if (!ptrs || !lens) {
+        reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory", NULL);
+        goto out;
+    }
+    q.request_id = p->request_id;
+    q.kind = (czk_job_kind)p->proof_kind;
+    q.priority = (czk_job_priority)p->priority;
+    fil_request(&q, p, ptrs, lens, &err);
+    czk_job_info info;
+    czk_status st = do_submit(r, &q, &info, &err);
+    if (st != CZK_OK) {
+        reply_err(r, st, &err);
+        goto out;
+    }
+    if (r->midx == 2) { /* Prove: now wait for it */
+        char id[CZK_JOB_ID_MAX];
+        snprintf(id, sizeof id, "%s", info.job_id);
+        czk_job_info_clear(&info);
+        start_await(r, id, 0);
+        goto out;
+    }
+    Cuzk__V1__SubmitProofResponse resp = CUZK__V1__SUBMIT_PROOF_RESPONSE__INIT;
+    resp.job_id = info.job_id;
+    resp.queue_position = info.queue_position;
+    resp.assigned_gpu = info.assigned_gpu;
+    reply(r, GRPC_STATUS_OK, NULL, &resp.base);
+    czk_job_info_clear(&info);
+out:
+    czk_free(ptrs);
+    czk_free(lens);
+}
+
+static void h_await_proof(rpc *r, ProtobufCMessage *m)
+{
+    Cuzk__V1__AwaitProofRequest *a = (Cuzk__V1__AwaitProofRequest *)m;
+    start_await(r, a->job_id, a->timeout_ms);
+}
+
+static void h_prove(rpc *r, ProtobufCMessage *m)
+{
+    Cuzk__V1__ProveRequest *p = (Cuzk__V1__ProveRequest *)m;
+    if (!p->submit) {
+        reply(r, GRPC_STATUS_INVALID_ARGUMENT, "submit: missing", NULL);
+        return;
+    }
+    h_submit_proof(r, &p->submit->base);
+}
+
+static czk_status do_cancel(rpc *r, const char *job_id, bool *was_running)
+{
+    czk_err err;
+    czk_status st = czk_engine_cancel(r->srv->engine, job_id, was_running, &err);
+    if (st != CZK_OK) reply_job_err(r, st, &err, job_id);
+    return st;
+}
+
+static void h_cancel_proof(rpc *r, ProtobufCMessage *m)
+{
+    Cuzk__V1__CancelProofRequest *c = (Cuzk__V1__CancelProofRequest *)m;
+    bool was_running = false;
+    if (do_cancel(r, c->job_id, &was_running) != CZK_OK) return;
+    Cuzk__V1__CancelProofResponse resp = CUZK__V1__CANCEL_PROOF_RESPONSE__INIT;
+    resp.was_running = was_running;
+    reply(r, GRPC_STATUS_OK, NULL, &resp.base);
+}
+
+static const char *const queue_kind_names[5] = {"porep", "snap", "wpost", "winning", "circom"};
+
+/* Builds cuzk's status message from the engine's; the arrays live in `mem`. */
+typedef struct status_mem {
+    Cuzk__V1__GPUStatus *gpus, **gpu_ptrs;
+    Cuzk__V1__SRSStatus *srs, **srs_ptrs;
+    Cuzk__V1__QueueStatus queues[5], *queue_ptrs[5];
+} status_mem;
+
+static bool fill_status(Cuzk__V1__GetStatusResponse *o, const czk_engine_status *st, status_mem *mem)
+{
+    memset(mem, 0, sizeof *mem);
+    mem->gpus = czk_calloc(st->ngpus + 1, sizeof *mem->gpus);
+    mem->gpu_ptrs = czk_calloc(st->ngpus + 1, sizeof *mem->gpu_ptrs);
+    mem->srs = czk_calloc(st->nsrs + 1, sizeof *mem->srs);
+    mem->srs_ptrs = czk_calloc(st->nsrs + 1, sizeof *mem->srs_ptrs);
+    if (!mem->gpus || !mem->gpu_ptrs || !mem->srs || !mem->srs_ptrs) return false;
+    for (size_t i = 0; i < st->ngpus; i++) {
+        Cuzk__V1__GPUStatus *g = &mem->gpus[i];
+        cuzk__v1__gpustatus__init(g);
+        g->ordinal = (uint32_t)st->gpus[i].ordinal;
+        g->name = S(st->gpus[i].name);
+        g->vram_total_bytes = st->gpus[i].vram_total;
+        g->vram_free_bytes = st->gpus[i].vram_free;
+        g->current_job_id = S(st->gpus[i].current_job_id);
+        g->current_proof_kind = S(st->gpus[i].current_kind);
+        mem->gpu_ptrs[i] = g;
+    }
+    for (size_t i = 0; i < st->nsrs; i++) {
+        Cuzk__V1__SRSStatus *x = &mem->srs[i];
+        cuzk__v1__srsstatus__init(x);
+        x->circuit_id = S(st->srs[i].circuit_id);
+        x->tier = (Cuzk__V1__SRSStatus__Tier)st->srs[i].tier;
+        x->size_bytes = st->srs[i].size_bytes;
+        x->ref_count = st->srs[i].ref_count;
+        mem->srs_ptrs[i] = x;
+    }
+    for (size_t i = 0; i < 5; i++) {
+        cuzk__v1__queue_status__init(&mem->queues[i]);
+        const char *name = czk_job_kind_name(st->queues[i].kind);
+        mem->queues[i].proof_kind = S(name && *name ? name : queue_kind_names[i]);
+        mem->queues[i].pending = st->queues[i].pending;
+        mem->queues[i].in_progress = st->queues[i].in_progress;
+        mem->queue_ptrs[i] = &mem->queues[i];
+    }
+    o->n_gpus = st->ngpus;
+    o->gpus = mem->gpu_ptrs;
+    o->n_loaded_srs = st->nsrs;
+    o->loaded_srs = mem->srs_ptrs;
+    o->n_queues = 5;
+    o->queues = mem->queue_ptrs;
+    o->total_proofs_completed = st->completed;
+    o->total_proofs_failed = st->failed;
+    o->uptime_seconds = st->uptime_s;
+    o->pinned_memory_bytes = st->pinned_bytes;
+    o->pinned_memory_limit_bytes = st->pinned_limit;
+    return true;
+}
+
+static void free_status_mem(status_mem *mem)
+{
+    czk_free(mem->gpus);
+    czk_free(mem->gpu_ptrs);
+    czk_free(mem->srs);
+    czk_free(mem->srs_ptrs);
+}
+
+static void h_get_status(rpc *r, ProtobufCMessage *m)
+{
+    (void)m;
+    czk_engine_status st;
+    czk_err err;
+    czk_status s = czk_engine_get_status(r->srv->engine, &st, &err);
+    if (s != CZK_OK) {
+        reply_err(r, s, &err);
+        return;
+    }
+    Cuzk__V1__GetStatusResponse o = CUZK__V1__GET_STATUS_RESPONSE__INIT;
+    status_mem mem;
+    if (!fill_status(&o, &st, &mem)) reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory", NULL);
+    else reply(r, GRPC_STATUS_OK, NULL, &o.base);
+    free_status_mem(&mem);
+    czk_engine_status_clear(&st);
+}
+
+static void h_get_metrics(rpc *r, ProtobufCMessage *m)
+{
+    (void)m;
+    char *text = czk__server_all_metrics(r->srv);
+    Cuzk__V1__GetMetricsResponse o = CUZK__V1__GET_METRICS_RESPONSE__INIT;
+    o.prometheus_text = text ? text : S("");
+    reply(r, GRPC_STATUS_OK, NULL, &o.base);
+    free(text);
+}
+
+static void do_preload(rpc *r, const char *circuit_id)
+{
+    if (!*circuit_id) {
+        reply(r, GRPC_STATUS_INVALID_ARGUMENT, "circuit_id: empty", NULL);
+        return;
+    }
+    bool already = false;
+    uint64_t ms = 0;
+    czk_err err;
+    czk_status st = czk_engine_preload(r->srv->engine, circuit_id, &already, &ms, &err);
+    if (st != CZK_OK) {
+        reply_err(r, st, &err);
+        return;
+    }
+    Cuzk__V1__PreloadSrsResponse o = CUZK__V1__PRELOAD_SRS_RESPONSE__INIT;
+    o.already_loaded = already;
+    o.load_time_ms = ms;
+    reply(r, GRPC_STATUS_OK, NULL, &o.base);
+}
+
+static void do_evict(rpc *r, const char *circuit_id)
+{
+    if (!*circuit_id) {
+        reply(r, GRPC_STATUS_INVALID_ARGUMENT, "circuit_id: empty", NULL);
+        return;
+    }
+    bool was = false;
+    uint64_t freed = 0;
+    czk_err err;
+    czk_status st = czk_engine_evict(r->srv->engine, circuit_id, &was, &freed, &err);
+    if (st != CZK_OK) {
+        reply_err(r, st, &err);
+        return;
+    }
+    Cuzk__V1__EvictSrsResponse o = CUZK__V1__EVICT_SRS_RESPONSE__INIT;
+    o.was_loaded = was;
+    o.freed_bytes = freed;
+    reply(r, GRPC_STATUS_OK, NULL, &o.base);
+}
+
+static void h_preload_srs(rpc *r, ProtobufCMessage *m)
+{
+    do_preload(r, ((Cuzk__V1__PreloadSrsRequest *)m)->circuit_id);
+}
+
+static void h_evict_srs(rpc *r, ProtobufCMessage *m)
+{
+    do_evict(r, ((Cuzk__V1__EvictSrsRequest *)m)->circuit_id);
+}
+
+/* ----------------------------------------------------------------------------------- */
+/* czk.v1.Czk                                                                             */
+/* ----------------------------------------------------------------------------------- */
+
+/* Submits a czk.v1 request; on success *info is the new (or deduplicated) job. */
+static bool czk_submit_common(rpc *r, const Czk__V1__SubmitRequest *p, czk_job_info *info)
+{
+    czk_job_request q;
+    memset(&q, 0, sizeof q);
+    czk_err err;
+    czk_err_clear(&err);
+    q.request_id = p->request_id;
+    q.priority = (czk_job_priority)p->priority;
+    const uint8_t **ptrs = NULL;
+    size_t *lens = NULL;
+    bool ok = false;
+    switch ((int)p->kind) {
+    case CZK_JOB_POREP:
+    case CZK_JOB_SNAP:
+    case CZK_JOB_WPOST:
+    case CZK_JOB_WINNING: {
+        q.kind = (czk_job_kind)p->kind;
+        if (!p->filecoin) {
+            reply(r, GRPC_STATUS_INVALID_ARGUMENT, "filecoin: missing for a Filecoin kind", NULL);
+            return false;
+        }
+        size_t n = p->filecoin->n_vanilla_proofs;
+        ptrs = czk_calloc(n + 1, sizeof *ptrs);
+        lens = czk_calloc(n + 1, sizeof *lens);
+        if (!ptrs || !lens) {
+            reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory", NULL);
+            goto out;
+        }
+        fil_request(&q, p->filecoin, ptrs, lens, &err);
+        break;
+    }
+    case CZK_JOB_CIRCOM:
+        q.kind = CZK_JOB_CIRCOM;
+        if (!*p->circuit) {
+            reply(r, GRPC_STATUS_INVALID_ARGUMENT, "circuit: empty (name of <param_dir>/NAME.zkey)", NULL);
+            return false;
+        }
+        q.circuit = p->circuit;
+        q.vanilla_proof = p->witness.data;
+        q.vanilla_proof_len = p->witness.len;
+        break;
+    default: {
+        char msg[128];
+        snprintf(msg, sizeof msg, "kind: %d is not POREP, SNAP, WPOST, WINNING or CIRCOM", (int)p->kind);
+        reply(r, GRPC_STATUS_INVALID_ARGUMENT, msg, NULL);
+        return false;
+    }
+    }
+    czk_status st = do_submit(r, &q, info, &err);
+    if (st != CZK_OK) reply_err(r, st, &err);
+    else ok = true;
+out:
+    czk_free(ptrs);
+    czk_free(lens);
+    return ok;
+}
+
+static void h_czk_submit(rpc *r, ProtobufCMessage *m)
+{
+    czk_job_info info;
+    if (!czk_submit_common(r, (Czk__V1__SubmitRequest *)m, &info)) return;
+    Czk__V1__SubmitResponse o = CZK__V1__SUBMIT_RESPONSE__INIT;
+    Czk__V1__Job j = CZK__V1__JOB__INIT;
+    Czk__V1__Timings t = CZK__V1__TIMINGS__INIT;
+    fill_job(&j, &t, &info, false);
+    o.job = &j;
+    reply(r, GRPC_STATUS_OK, NULL, &o.base);
+    czk_job_info_clear(&info);
+}
+
+static void h_czk_await(rpc *r, ProtobufCMessage *m)
+{
+    Czk__V1__AwaitRequest *a = (Czk__V1__AwaitRequest *)m;
+    r->czk_api = true;
+    r->omit_proof = a->omit_proof;
+    start_await(r, a->job_id, a->timeout_ms);
+}
+
+static void h_czk_prove(rpc *r, ProtobufCMessage *m)
+{
+    Czk__V1__ProveRequest *p = (Czk__V1__ProveRequest *)m;
+    if (!p->submit) {
+        reply(r, GRPC_STATUS_INVALID_ARGUMENT, "submit: missing", NULL);
+        return;
+    }
+    czk_job_info info;
+    if (!czk_submit_common(r, p->submit, &info)) return;
+    r->czk_api = true;
+    char id[CZK_JOB_ID_MAX];
+    snprintf(id, sizeof id, "%s", info.job_id);
+    czk_job_info_clear(&info);
+    start_await(r, id, p->timeout_ms);
+}
+
+static void h_czk_cancel(rpc *r, ProtobufCMessage *m)
+{
+    Czk__V1__CancelRequest *c = (Czk__V1__CancelRequest *)m;
+    bool was_running = false;
+    if (do_cancel(r, c->job_id, &was_running) != CZK_OK) return;
+    Czk__V1__CancelResponse o = CZK__V1__CANCEL_RESPONSE__INIT;
+    o.was_running = was_running;
+    reply(r, GRPC_STATUS_OK, NULL, &o.base);
+}
+
+static void h_czk_get_job(rpc *r, ProtobufCMessage *m)
+{
+    Czk__V1__GetJobRequest *g = (Czk__V1__GetJobRequest *)m;
+    czk_job_info info;
+    czk_err err;
+    czk_status st = czk_engine_get(r->srv->engine, g->job_id, g->with_proof, &info, &err);
+    if (st != CZK_OK) {
+        reply_job_err(r, st, &err, g->job_id);
+        return;
+    }
+    Czk__V1__Job j = CZK__V1__JOB__INIT;
+    Czk__V1__Timings t = CZK__V1__TIMINGS__INIT;
+    fill_job(&j, &t, &info, g->with_proof);
+    reply(r, GRPC_STATUS_OK, NULL, &j.base);
+    czk_job_info_clear(&info);
+}
+
+static void h_czk_list(rpc *r, ProtobufCMessage *m)
+{
+    Czk__V1__ListJobsRequest *l = (Czk__V1__ListJobsRequest *)m;
+    unsigned mask = 0;
+    for (size_t i = 0; i < l->n_states; i++) {
+        if ((unsigned)l->states[i] > CZK_JOB_CANCELLED) {
+            reply(r, GRPC_STATUS_INVALID_ARGUMENT, "states: unknown JobState", NULL);
+            return;
+        }
+        mask |= 1u << l->states[i];
+    }
+    czk_job_info *list = NULL;
+    size_t n = 0;
+    czk_err err;
+    czk_status st = czk_engine_list(r->srv->engine, mask, l->limit, &list, &n, &err);
+    if (st != CZK_OK) {
+        reply_err(r, st, &err);
+        return;
+    }
+    Czk__V1__Job *jobs = czk_calloc(n + 1, sizeof *jobs);
+    Czk__V1__Job **ptrs = czk_calloc(n + 1, sizeof *ptrs);
+    Czk__V1__Timings *tms = czk_calloc(n + 1, sizeof *tms);
+    if (!jobs || !ptrs || !tms) {
+        reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory", NULL);
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            czk__v1__job__init(&jobs[i]);
+            czk__v1__timings__init(&tms[i]);
+            fill_job(&jobs[i], &tms[i], &list[i], false);
+            ptrs[i] = &jobs[i];
+        }
+        Czk__V1__ListJobsResponse o = CZK__V1__LIST_JOBS_RESPONSE__INIT;
+        o.n_jobs = n;
+        o.jobs = ptrs;
+        reply(r, GRPC_STATUS_OK, NULL, &o.base);
+    }
+    czk_free(jobs);
+    czk_free(ptrs);
+    czk_free(tms);
+    czk_engine_list_free(list, n);
+}
+
+static void h_czk_status(rpc *r, ProtobufCMessage *m)
+{
+    (void)m;
+    czk_engine_status st;
+    czk_err err;
+    czk_status s = czk_engine_get_status(r->srv->engine, &st, &err);
+    if (s != CZK_OK) {
+        reply_err(r, s, &err);
+        return;
+    }
+    Cuzk__V1__GetStatusResponse e = CUZK__V1__GET_STATUS_RESPONSE__INIT;
+    Czk__V1__StatusResponse o = CZK__V1__STATUS_RESPONSE__INIT;
+    status_mem mem;
+    if (!fill_status(&e, &st, &mem)) {
+        reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory", NULL);
+    } else {
+        o.engine = &e;
+        o.ready = st.ready && !atomic_load(&r->srv->draining);
+        o.draining = st.draining || atomic_load(&r->srv->draining);
+        o.backend = st.backend;
+        o.total_proofs_cancelled = st.cancelled;
+        o.pinned_memory_in_use_bytes = st.pinned_in_use;
+        o.memory_budget_bytes = st.budget_total;
+        o.memory_budget_used_bytes = st.budget_used;
+        o.version = S(czk_version());
+        reply(r, GRPC_STATUS_OK, NULL, &o.base);
+    }
+    free_status_mem(&mem);
+    czk_engine_status_clear(&st);
+}
+
+static void h_czk_preload(rpc *r, ProtobufCMessage *m)
+{
+    do_preload(r, ((Czk__V1__PreloadRequest *)m)->circuit_id);
+}
+
+static void h_czk_evict(rpc *r, ProtobufCMessage *m)
+{
+    do_evict(r, ((Czk__V1__EvictRequest *)m)->circuit_id);
+}
+
+/* WatchJob: events are queued by the engine's threads and sent one at a time, each next
+ * send started from the previous one's completion (grpc allows one outstanding send). */
+
+static bool terminal_event(czk_job_event_type t)
+{
+    return t == CZK_EV_DONE || t == CZK_EV_FAILED || t == CZK_EV_CANCELLED;
+}
+
+/* Called with r->mu held; starts the send of the queue's head if none is outstanding. */
+static void watch_pump_locked(rpc *r)
+{
+    if (r->sending || !r->q_head || r->watch_ended) return;
+    ev_node *n = r->q_head;
+    r->q_head = n->next;
+    if (!r->q_head) r->q_tail = NULL;
+    r->q_len--;
+    Czk__V1__JobEvent e = CZK__V1__JOB_EVENT__INIT;
+    e.job_id = n->ev.job_id;
+    e.type = S(czk_job_event_name(n->ev.type));
+    e.partition = n->ev.partition;
+    e.worker = n->ev.worker;
+    e.unix_us = n->ev.unix_us;
+    e.message = n->ev.message;
+    r->sending = true;
+    send_msg(r, &e.base);
+    czk_free(n);
+}
+
+static void watch_event(void *ctx, const czk_job_event *ev)
+{
+    rpc *r = ctx;
+    pthread_mutex_lock(&r->mu);
+    if (r->watch_ended || r->terminal_seen) {
+        pthread_mutex_unlock(&r->mu);
+        return;
+    }
+    if (r->q_len >= WATCH_QUEUE_MAX) {
+        r->watch_ended = true;
+        pthread_mutex_unlock(&r->mu);
+        reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "watch: the client reads events too slowly", NULL);
+        return;
+    }
+    ev_node *n = czk_malloc(sizeof *n);
+    if (n) {
+        n->next = NULL;
+        n->ev = *ev;
+        if (r->q_tail) r->q_tail->next = n;
+        else r->q_head = n;
+        r->q_tail = n;
+        r->q_len++;
+    }
+    if (r->job_id[0] && terminal_event(ev->type)) r->terminal_seen = true;
+    watch_pump_locked(r);
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* After the last event of a job's watch is sent: end the stream with OK. */
+static void watch_end(rpc *r)
+{
+    pthread_mutex_lock(&r->mu);
+    bool unwatch = r->watch_registered && r->watch_active;
+    r->watch_active = false;
+    r->watch_ended = true;
+    pthread_mutex_unlock(&r->mu);
+    if (unwatch) {
+        czk_engine_unwatch(r->srv->engine, r->watch_handle);
+        rpc_unref(r);
+    }
+    reply(r, GRPC_STATUS_OK, NULL, NULL);
+}
+
+static void watch_sent(rpc *r)
+{
+    pthread_mutex_lock(&r->mu);
+    r->sending = false;
+    watch_pump_locked(r);
+    bool end = !r->sending && r->terminal_seen && !r->q_head && !r->watch_ended;
+    pthread_mutex_unlock(&r->mu);
+    if (end) watch_end(r);
+}
+
+static void h_czk_watch(rpc *r, ProtobufCMessage *m)
+{
+    Czk__V1__WatchJobRequest *w = (Czk__V1__WatchJobRequest *)m;
+    if (strlen(w->job_id) >= CZK_JOB_ID_MAX) {
+        reply(r, czk__grpc_code(CZK_ENOENT, true), "job_id: too long to be a job id", NULL);
+        return;
+    }
+    snprintf(r->job_id, sizeof r->job_id, "%s", w->job_id);
+    rpc_ref(r); /* for the watch registration */
+    uint64_t h = 0;
+    czk_err err;
+    czk_status st = czk_engine_watch(r->srv->engine, *w->job_id ? w->job_id : NULL, watch_event, r,
+                                     &h, &err);
+    if (st != CZK_OK) {
+        rpc_unref(r);
+        reply_job_err(r, st, &err, w->job_id);
+        return;
+    }
+    pend_add(r);
+    pthread_mutex_lock(&r->mu);
+    r->watch_handle = h;
+    r->watch_registered = true;
+    r->watch_active = !r->watch_ended;
+    bool end_now = !r->watch_active;
+    /* The replay may already have delivered and sent the terminal event. */
+    bool finished_stream = r->watch_active && !r->sending && r->terminal_seen && !r->q_head;
+    pthread_mutex_unlock(&r->mu);
+    if (end_now) { /* cancelled (or overflowed) while registering */
+        czk_engine_unwatch(r->srv->engine, h);
+        rpc_unref(r);
+    } else if (finished_stream) {
+        watch_end(r);
+    }
+}
+
+/* ----------------------------------------------------------------------------------- */
+/* Health and reflection                                                                  */
+/* ----------------------------------------------------------------------------------- */
+
+bool czk__server_serving(czk_server *s)
+{
+    if (atomic_load(&s->draining)) return false;
+    czk_engine_status st;
+    if (czk_engine_get_status(s->engine, &st, NULL) != CZK_OK) return false;
+    bool ready = st.ready && !st.draining;
+    czk_engine_status_clear(&st);
+    return ready;
+}
+
+static void h_health(rpc *r, ProtobufCMessage *m)
+{
+    Grpc__Health__V1__HealthCheckRequest *q = (Grpc__Health__V1__HealthCheckRequest *)m;
+    bool known = !*q->service;
+    for (size_t i = 0; i < NSERVICES && !known; i++) known = !strcmp(q->service, service_names[i]);
+    if (!known) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "service: unknown service '%.200s'", q->service);
+        reply(r, GRPC_STATUS_NOT_FOUND, msg, NULL);
+        return;
+    }
+    Grpc__Health__V1__HealthCheckResponse o = GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__INIT;
+    o.status = czk__server_serving(r->srv) ? GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING
+                                           : GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__NOT_SERVING;
+    reply(r, GRPC_STATUS_OK, NULL, &o.base);
+}
+
+/* One message in, one out, until the client half-closes (then status OK). */
+static void reflection_recv_done(rpc *r, bool ok)
+{
+    grpc_byte_buffer *bb = r->recv_bb;
+    r->recv_bb = NULL;
+    if (!ok) {
+        if (bb) grpc_byte_buffer_destroy(bb);
+        return;
+    }
+    if (!bb) {
+        reply(r, GRPC_STATUS_OK, NULL, NULL);
+        return;
+    }
+    grpc_byte_buffer_reader rd;
+    if (!grpc_byte_buffer_reader_init(&rd, bb)) {
+        grpc_byte_buffer_destroy(bb);
+        reply(r, GRPC_STATUS_INVALID_ARGUMENT, "request: unreadable message", NULL);
+        return;
+    }
+    grpc_slice sl = grpc_byte_buffer_reader_readall(&rd);
+    grpc_byte_buffer_reader_destroy(&rd);
+    grpc_byte_buffer_destroy(bb);
+    size_t n = 0;
+    uint8_t *out = czk__reflection_answer(r->srv->refl, GRPC_SLICE_START_PTR(sl), GRPC_SLICE_LENGTH(sl),
+                                          service_names, NSERVICES, &n);
+    grpc_slice_unref(sl);
+    if (!out) {
+        reply(r, GRPC_STATUS_INVALID_ARGUMENT,
+              "request: cannot decode grpc.reflection.v1.ServerReflectionRequest", NULL);
+        return;
+    }
+    grpc_slice os = grpc_slice_new(out, n, free);
+    grpc_op ops[2];
+    memset(ops, 0, sizeof ops);
+    size_t k = 0;
+    if (!r->md_sent) {
+        ops[k++].op = GRPC_OP_SEND_INITIAL_METADATA;
+        r->md_sent = true;
+    }
+    r->send_bb = grpc_raw_byte_buffer_create(&os, 1);
+    grpc_slice_unref(os);
+    ops[k].op = GRPC_OP_SEND_MESSAGE;
+    ops[k].data.send_message.send_message = r->send_bb;
+    k++;
+    rpc_ref(r);
+    if (grpc_call_start_batch(r->call, ops, k, &r->t_send, NULL) != GRPC_CALL_OK) rpc_unref(r);
+}
+
+/* ----------------------------------------------------------------------------------- */
+/* Metrics                                                                                */
+/* ----------------------------------------------------------------------------------- */
+
+typedef struct sbuf {
+    char *p;
+    size_t n, cap;
+    bool oom;
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    if (b->oom) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) return;
+        if (b->p && b->n + (size_t)k < b->cap) {
+            b->n += (size_t)k;
+            return;
+        }
+        size_t cap = (b->cap ? b->cap * 2 : 4096) + (size_t)k;
+        char *q = realloc(b->p, cap);
+        if (!q) {
+            b->oom = true;
+            return;
+        }
+        b->p = q;
+        b->cap = cap;
+    }
+}
+
+static const char *type_label(mtype t)
+{
+    return t == M_UNARY ? "unary" : t == M_STREAM ? "server_stream" : "bidi_stream";
+}
+
+char *czk__server_metrics_text(czk_server *s)
+{
+    sbuf b = {0};
+    sb_printf(&b, "# HELP grpc_server_started_total Total number of RPCs started on the server.\n"
+                  "# TYPE grpc_server_started_total counter\n");
+    for (int i = 0; i <= NMETHODS; i++) {
+        unsigned long v = atomic_load(&s->started[i]);
+        if (i < NMETHODS)
+            sb_printf(&b, "grpc_server_started_total{grpc_service=\"%s\",grpc_method=\"%s\",grpc_type=\"%s\"} %lu\n",
+                      methods[i].service, methods[i].name, type_label(methods[i].type), v);
+        else if (v)
+            sb_printf(&b, "grpc_server_started_total{grpc_service=\"unknown\",grpc_method=\"unknown\",grpc_type=\"unary\"} %lu\n", v);
+    }
+    sb_printf(&b, "# HELP grpc_server_handled_total Total number of RPCs completed on the server, by code.\n"
+                  "# TYPE grpc_server_handled_total counter\n");
+    for (int i = 0; i <= NMETHODS; i++)
+        for (int c = 0; c < NCODES; c++) {
+            unsigned long v = atomic_load(&s->handled[i][c]);
+            if (!v) continue;
+            sb_printf(&b, "grpc_server_handled_total{grpc_service=\"%s\",grpc_method=\"%s\",grpc_type=\"%s\",grpc_code=\"%s\"} %lu\n",
+                      i < NMETHODS ? methods[i].service : "unknown", i < NMETHODS ? methods[i].name : "unknown",
+                      i < NMETHODS ? type_label(methods[i].type) : "unary", czk__grpc_code_name((grpc_status_code)c), v);
+        }
+    sb_printf(&b, "# HELP grpc_server_cancelled_total RPCs cancelled by the client or their deadline.\n"
+                  "# TYPE grpc_server_cancelled_total counter\ngrpc_server_cancelled_total %lu\n",
+              atomic_load(&s->cancelled_calls));
+    sb_printf(&b, "# HELP grpc_server_calls_in_flight Calls the server holds now.\n"
+                  "# TYPE grpc_server_calls_in_flight gauge\ngrpc_server_calls_in_flight %d\n",
+              atomic_load(&s->calls_held));
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+                 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    long rss_pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        long size;
+        if (fscanf(f, "%ld %ld", &size, &rss_pages) != 2) rss_pages = 0;
+        fclose(f);
+    }
+    sb_printf(&b, "# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n"
+                  "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total %.3f\n"
+                  "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"
+                  "# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes %ld\n"
+                  "# HELP process_max_resident_memory_bytes Peak resident memory size in bytes.\n"
+                  "# TYPE process_max_resident_memory_bytes gauge\nprocess_max_resident_memory_bytes %ld\n",
+              cpu, rss_pages * sysconf(_SC_PAGESIZE), ru.ru_maxrss * 1024L);
+    if (b.oom) {
+        free(b.p);
+        return NULL;
+    }
+    return b.p;
+}
+
+char *czk__server_all_metrics(czk_server *s)
+{
+    char *eng = czk_engine_metrics_text(s->engine);
+    char *own = czk__server_metrics_text(s);
+    size_t a = eng ? strlen(eng) : 0, b = own ? strlen(own) : 0;
+    char *out = malloc(a + b + 1);
+    if (out) {
+        if (a) memcpy(out, eng, a);
+        if (b) memcpy(out + a, own, b);
+        out[a + b] = 0;
+    }
+    free(eng);
+    free(own);
+    return out;
+}
+
+czk_engine *czk__server_engine(czk_server *s) { return s->engine; }
+
+/* ----------------------------------------------------------------------------------- */
+/* Start, drain, stop                                                                      */
+/* ----------------------------------------------------------------------------------- */
+
+static void gpr_log_to_czk(gpr_log_func_args *a)
+{
+    czk_log_level lv = a->severity == GPR_LOG_SEVERITY_ERROR  ? CZK_LOG_ERROR
+                       : a->severity == GPR_LOG_SEVERITY_INFO ? CZK_LOG_INFO
+                                                              : CZK_LOG_DEBUG;
+    if ((int)lv >= czk_log_min_level)
+        czk_log_write(lv, a->file, a->line, a->message, "source=grpc");
+}
+
+static char *read_file_text(const char *path, czk_err *err, const char *what)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        czk_err_set(err, CZK_ENOENT, "%s %s: %s", what, path, strerror(errno));
+        return NULL;
+    }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = n >= 0 && n < (64l << 20) ? czk_malloc((size_t)n + 1) : NULL;
+    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        czk_free(buf);
+        fclose(f);
+        czk_err_set(err, CZK_EIO, "%s %s: cannot read", what, path);
+        return NULL;
+    }
+    buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+static grpc_server_credentials *make_creds(const czk_daemon_config *c, czk_err *err)
+{
+    if (!c->tls_cert[0]) return grpc_insecure_server_credentials_create();
+    char *cert = read_file_text(c->tls_cert, err, "tls.cert");
+    char *key = cert ? read_file_text(c->tls_key, err, "tls.key") : NULL;
+    char *ca = key && c->tls_client_ca[0] ? read_file_text(c->tls_client_ca, err, "tls.client_ca") : NULL;
+    grpc_server_credentials *cr = NULL;
+    if (key && (!c->tls_client_ca[0] || ca)) {
+        grpc_ssl_pem_key_cert_pair p = {key, cert};
+        cr = grpc_ssl_server_credentials_create_ex(
+            ca, &p, 1, ca ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY
+                          : GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE, NULL);
+        if (!cr) czk_err_set(err, CZK_EINVAL, "tls: cannot create server credentials from %s / %s",
+                             c->tls_cert, c->tls_key);
+    }
+    czk_free(cert);
+    czk_free(key);
+    czk_free(ca);
+    return cr;
+}
+
+static char *load_token(const czk_daemon_config *c, czk_err *err)
+{
+    if (c->auth_token_file[0]) {
+        char *t = read_file_text(c->auth_token_file, err, "daemon.auth_token_file");
+        if (t) t[strcspn(t, "\r\n")] = 0;
+        return t;
+    }
+    size_t n = strlen(c->auth_token) + 1;
+    char *t = czk_malloc(n);
+    if (t) memcpy(t, c->auth_token, n);
+    return t;
+}
+
+czk_status czk__server_start(czk_server **out, czk_engine *engine, const czk_daemon_config *cfg,
+                             uv_loop_t *loop, int *grpc_port, int *metrics_port, czk_err *err)
+{
+    *out = NULL;
+    czk_server *s = czk_calloc(1, sizeof *s);
+    if (!s) return czk_err_set(err, CZK_ENOMEM, "server: out of memory");
+    s->engine = engine;
+    s->loop = loop;
+    s->max_msg = cfg->max_message_size;
+    pthread_mutex_init(&s->inbox_mu, NULL);
+    pthread_mutex_init(&s->pend_mu, NULL);
+    s->shutdown_tag = (tag){TAG_SHUTDOWN, NULL};
+    czk_status st = czk__reflection_create(&s->refl, czk__descset, czk__descset_len, err);
+    if (st != CZK_OK) goto fail_early;
+    s->token = load_token(cfg, err);
+    if (!s->token) {
+        st = err ? err->status : CZK_EIO;
+        goto fail_early;
+    }
+
+    gpr_set_log_function(gpr_log_to_czk);
+    gpr_set_log_verbosity(!strcmp(cfg->grpc_verbosity, "debug")  ? GPR_LOG_SEVERITY_DEBUG
+                          : !strcmp(cfg->grpc_verbosity, "info") ? GPR_LOG_SEVERITY_INFO
+                                                                 : GPR_LOG_SEVERITY_ERROR);
+    grpc_init();
+    grpc_arg args[4];
+    memset(args, 0, sizeof args);
+    args[0].type = GRPC_ARG_INTEGER;
+    args[0].key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
+    args[0].value.integer = (int)cfg->max_message_size;
+    args[1].type = GRPC_ARG_INTEGER;
+    args[1].key = (char *)GRPC_ARG_MAX_SEND_MESSAGE_LENGTH;
+    args[1].value.integer = (int)cfg->max_message_size;
+    args[2].type = GRPC_ARG_INTEGER;
+    args[2].key = (char *)GRPC_ARG_MAX_CONCURRENT_STREAMS;
+    args[2].value.integer = (int)cfg->max_concurrent_streams;
+    /* Curio holds one connection for hours; keepalive pings find dead peers. */
+    args[3].type = GRPC_ARG_INTEGER;
+    args[3].key = (char *)GRPC_ARG_KEEPALIVE_TIME_MS;
+    args[3].value.integer = 60000;
+    grpc_channel_args ca = {4, args};
+    s->gs = grpc_server_create(&ca, NULL);
+    for (int i = 0; i < NMETHODS; i++) {
+        char path[160];
+        snprintf(path, sizeof path, "/%s/%s", methods[i].service, methods[i].name);
+        s->mhandles[i] = grpc_server_register_method(
+            s->gs, path, NULL,
+            methods[i].type == M_BIDI ? GRPC_SRM_PAYLOAD_NONE : GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER, 0);
+    }
+    s->ncq = (int)cfg->grpc_threads;
+    s->cqs = czk_calloc((size_t)s->ncq, sizeof *s->cqs);
+    s->threads = czk_calloc((size_t)s->ncq, sizeof *s->threads);
+    for (int i = 0; i < s->ncq; i++) {
+        s->cqs[i] = grpc_completion_queue_create_for_next(NULL);
+        grpc_server_register_completion_queue(s->gs, s->cqs[i], NULL);
+    }
+    grpc_server_credentials *cr = make_creds(cfg, err);
+    if (!cr) {
+        st = err ? err->status : CZK_EINVAL;
+        goto fail;
+    }
+    int port = grpc_server_add_http2_port(s->gs, cfg->listen, cr);
+    grpc_server_credentials_release(cr);
+    if (port == 0) {
+        st = czk_err_set(err, CZK_EIO, "daemon.listen: cannot bind %s (in use, or a bad address)",
+                         cfg->listen);
+        goto fail;
+    }
+    bool is_unix = strncmp(cfg->listen, "unix:", 5) == 0;
+    *grpc_port = is_unix ? 0 : port;
+    grpc_server_start(s->gs);
+    if (is_unix) {
+        const char *p = cfg->listen + 5;
+        if (!strncmp(p, "//", 2)) p += 2; /* unix:///abs/path */
+        snprintf(s->unix_path, sizeof s->unix_path, "%s", p);
+        if (chmod(s->unix_path, (mode_t)cfg->unix_socket_mode) != 0)
+            CZK_LOG_WARN("cannot set the socket's mode", "path=%s error=\"%s\"", s->unix_path, strerror(errno));
+    }
+    uv_async_init(loop, &s->inbox_async, inbox_cb);
+    s->inbox_async.data = s;
+    for (int c = 0; c < s->ncq; c++)
+        for (int m = 0; m <= NMETHODS; m++)
+            for (int k = 0; k < PREREQUEST; k++) request_call(s, m, c);
+    for (int i = 0; i < s->ncq; i++) {
+        void **arg = czk_malloc(2 * sizeof *arg);
+        arg[0] = s;
+        arg[1] = (void *)(intptr_t)i;
+        pthread_create(&s->threads[i], NULL, cq_thread, arg);
+    }
+    *metrics_port = 0;
+    if (cfg->metrics_listen[0]) {
+        st = czk__http_start(&s->http, s, loop, cfg->metrics_listen, metrics_port, err);
+        if (st != CZK_OK) {
+            /* The gRPC side is up; stop it the orderly way before failing. */
+            grpc_server_shutdown_and_notify(s->gs, s->cqs[0], &s->shutdown_tag);
+            grpc_server_cancel_all_calls(s->gs);
+            atomic_store(&s->draining, true);
+            *out = s;
+            return st;
+        }
+    }
+    CZK_LOG_INFO("grpc listening", "addr=%s port=%d threads=%d tls=%s token=%s max_message=%llu",
+                 cfg->listen, *grpc_port, s->ncq, cfg->tls_cert[0] ? (cfg->tls_client_ca[0] ? "mtls" : "tls") : "off",
+                 s->token[0] ? "on" : "off", (unsigned long long)cfg->max_message_size);
+    *out = s;
+    return CZK_OK;
+fail:
+    for (int i = 0; i < s->ncq; i++) {
+        grpc_completion_queue_shutdown(s->cqs[i]);
+        while (grpc_completion_queue_next(s->cqs[i], gpr_inf_past(GPR_CLOCK_REALTIME), NULL).type != GRPC_QUEUE_SHUTDOWN) {}
+        grpc_completion_queue_destroy(s->cqs[i]);
+    }
+    grpc_server_destroy(s->gs);
+    czk_free(s->cqs);
+    czk_free(s->threads);
+    grpc_shutdown();
+fail_early:
+    if (s->refl) czk__reflection_destroy(s->refl);
+    czk_free(s->token);
+    czk_free(s);
+    return st;
+}
+
+static void drain_done(czk_server *s, rpc *unused)
+{
+    (void)unused;
+    if (!s->drain_thread_started) return;
+    pthread_join(s->drain_thread, NULL);
+    s->drain_thread_started = false;
+    CZK_LOG_INFO("engine drained; ending the calls still open", "calls=%d", atomic_load(&s->calls_held));
+    /* Awaits and watches still open: their jobs stay journaled and run after the restart,
+     * so the client is told UNAVAILABLE (retry) rather than CANCELLED. References are
+     * taken under the lock and the replies sent outside it (a final unref takes it). */
+    size_t n = 0, cap = 0;
+    rpc **list = NULL;
+    pthread_mutex_lock(&s->pend_mu);
+    for (rpc *r = s->pend_head; r; r = r->pend_next) n++;
+    list = n ? czk_malloc(n * sizeof *list) : NULL;
+    if (list)
+        for (rpc *r = s->pend_head; r; r = r->pend_next) {
+            rpc_ref(r);
+            list[cap++] = r;
+        }
+    pthread_mutex_unlock(&s->pend_mu);
+    for (size_t i = 0; i < cap; i++) {
+        rpc *r = list[i];
+        if (try_finish(r)) {
+            cancel_registration(r);
+            if (r->timeout_ms) { /* its timer would hold the loop open until it fires */
+                rpc_ref(r);
+                post(s, stop_timer, r);
+            }
+            pthread_mutex_lock(&r->mu);
+            bool unwatch = r->watch_registered && r->watch_active;
+            r->watch_active = false;
+            r->watch_ended = true;
+            /* A stream with a send outstanding cannot start its status batch now; the
+             * cancellation below ends it. */
+            bool can_send = !r->sending;
+            pthread_mutex_unlock(&r->mu);
+            if (unwatch) {
+                czk_engine_unwatch(s->engine, r->watch_handle);
+                rpc_unref(r);
+            }
+            if (can_send)
+                finish(r, GRPC_STATUS_UNAVAILABLE,
+                       "the daemon is shutting down; the job stays journaled and runs after the restart",
+                       NULL);
+        }
+        rpc_unref(r);
+    }
+    czk_free(list);
+    grpc_server_cancel_all_calls(s->gs);
+    check_stopped(s, NULL);
+}
+
+static void *drain_main(void *arg)
+{
+    czk_server *s = arg;
+    czk_engine_drain(s->engine, s->grace_ms);
+    post(s, drain_done, NULL);
+    return NULL;
+}
+
+static void inbox_close_cb(uv_handle_t *h) { (void)h; }
+
+static void check_stopped(czk_server *s, rpc *unused)
+{
+    (void)unused;
+    if (s->stopped || !atomic_load(&s->shutdown_seen) || s->drain_thread_started ||
+        atomic_load(&s->calls_held) != 0)
+        return;
+    s->stopped = true;
+    for (int i = 0; i < s->ncq; i++) grpc_completion_queue_shutdown(s->cqs[i]);
+    for (int i = 0; i < s->ncq; i++) pthread_join(s->threads[i], NULL);
+    for (int i = 0; i < s->ncq; i++) grpc_completion_queue_destroy(s->cqs[i]);
+    grpc_server_destroy(s->gs);
+    s->gs = NULL;
+    if (s->http) czk__http_stop(s->http);
+    s->http = NULL;
+    /* Items posted after this point (none should be) would be dropped with the handle. */
+    inbox_cb(&s->inbox_async);
+    uv_close((uv_handle_t *)&s->inbox_async, inbox_close_cb);
+    CZK_LOG_INFO("grpc server stopped", NULL);
+    if (s->on_stopped) s->on_stopped(s->on_stopped_ctx);
+}
+
+void czk__server_drain(czk_server *s, uint64_t grace_ms, void (*on_stopped)(void *ctx), void *ctx)
+{
+    s->on_stopped = on_stopped;
+    s->on_stopped_ctx = ctx;
+    if (atomic_exchange(&s->draining, true)) return;
+    CZK_LOG_INFO("draining", "grace_ms=%llu calls=%d", (unsigned long long)grace_ms, atomic_load(&s->calls_held));
+    grpc_server_shutdown_and_notify(s->gs, s->cqs[0], &s->shutdown_tag);
+    s->grace_ms = grace_ms;
+    /* czk_engine_drain blocks for up to the grace period: not on the loop thread, which
+     * must keep serving timers, /metrics and the inbox meanwhile. */
+    if (pthread_create(&s->drain_thread, NULL, drain_main, s) == 0) {
+        s->drain_thread_started = true;
+    } else {
+        grpc_server_cancel_all_calls(s->gs);
+    }
+}
+
+void czk__server_cancel_all(czk_server *s)
+{
+    if (s->gs) grpc_server_cancel_all_calls(s->gs);
+}
+
+void czk__server_free(czk_server *s)
+{
+    if (!s) return;
+    if (s->refl) czk__reflection_destroy(s->refl);
+    czk_free(s->token);
+    czk_free(s->cqs);
+    czk_free(s->threads);
+    pthread_mutex_destroy(&s->inbox_mu);
+    pthread_mutex_destroy(&s->pend_mu);
+    czk_free(s);
+    grpc_shutdown();
+}

@@ -1,0 +1,1046 @@
+/*
+ * The proving engine end to end on the CPU with circom jobs: a random R1CS, a snarkjs-layout
+ * zkey from czk_groth16_setup_zkey (whose verifying key this test keeps, independently of
+ * the engine's own loading), witnesses as .wtns bytes. Every returned proof is decoded and
+ * verified here against that key and the witness's public inputs; the engine's scheduling
+ * (priority, budget backpressure), deduplication, cancellation, the journal's restart
+ * recovery, self-verification retries, the pinned pool's fallback and bad input are each
+ * checked by their observable effect.
+ */
+#include "czk/alloc.h"
+#include "czk/engine.h"
+#include "czk/groth16.h"
+#include "czk/log.h"
+#include "czk_test.h"
+#include "engine/engine_internal.h"
+
+#include <jansson.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char tmpdir[256], param_dir[300];
+static czk_groth16_vk vk;   /* from the setup, not from the engine */
+static czk_groth16_pvk pvk;
+static uint32_t n_inputs, n_vars;
+static uint8_t *wtns_good, *wtns_bad, *wtns_short;
+static size_t wtns_good_len, wtns_bad_len, wtns_short_len;
+static czk_fr *z_good;
+static int data_dir_counter;
+
+static void rand_fr(czk_fr *a)
+{
+    uint8_t w[64];
+    czk_test_rand_bytes(w, 64);
+    czk_fr_from_wide_bytes(a, w);
+}
+
+/*
+ * A random satisfiable R1CS with n_pub public inputs and n_mul product rows: row j
+ * multiplies a random LC of earlier variables by one earlier variable and defines a new aux
+ * variable as the product. Returns the witness.
+ */
+static czk_fr *random_circuit(czk_r1cs *r, uint32_t n_pub, uint32_t n_mul)
+{
+    uint32_t ni = 1 + n_pub, na = n_mul + 1, nv = ni + na;
+    czk_fr *z = czk_malloc(nv * sizeof *z);
+    z[0] = CZK_FR_ONE;
+    for (uint32_t i = 1; i < ni; i++) rand_fr(&z[i]);
+    rand_fr(&z[ni]);
+    uint64_t nnz = (uint64_t)n_mul * 2;
+    CHECK_STATUS(czk_r1cs_alloc(r, ni, na, n_mul, nnz, nnz, nnz, NULL), CZK_OK);
+    r->has_c = true;
+    uint64_t ka = 0, kb = 0, kc = 0;
+    for (uint32_t j = 0; j < n_mul; j++) {
+        uint32_t out = ni + 1 + j;
+        r->a.row_ptr[j] = ka;
+        r->b.row_ptr[j] = kb;
+        r->c.row_ptr[j] = kc;
+        czk_fr av = CZK_FR_ZERO, bv, coeff, t;
+        uint32_t v0 = (uint32_t)(czk_test_rand64() % out), v1 = (uint32_t)(czk_test_rand64() % out);
+        if (v1 == v0) v1 = (v0 + 1) % out;
+        uint32_t lo = v0 < v1 ? v0 : v1, hi = v0 < v1 ? v1 : v0;
+        rand_fr(&coeff);
+        r->a.col[ka] = lo;
+        r->a.val[ka++] = coeff;
+        czk_fr_mul(&av, &coeff, &z[lo]);
+        rand_fr(&coeff);
+        r->a.col[ka] = hi;
+        r->a.val[ka++] = coeff;
+        czk_fr_mul(&t, &coeff, &z[hi]);
+        czk_fr_add(&av, &av, &t);
+        uint32_t vb = (uint32_t)(czk_test_rand64() % out);
+        rand_fr(&coeff);
+        r->b.col[kb] = vb;
+        r->b.val[kb++] = coeff;
+        czk_fr_mul(&bv, &coeff, &z[vb]);
+        czk_fr_mul(&z[out], &av, &bv);
+        r->c.col[kc] = out;
+        r->c.val[kc++] = CZK_FR_ONE;
+    }
+    r->a.row_ptr[n_mul] = ka;
+    r->b.row_ptr[n_mul] = kb;
+    r->c.row_ptr[n_mul] = kc;
+    r->a.nnz = ka;
+    r->b.nnz = kb;
+    r->c.nnz = kc;
+    return z;
+}
+
+static uint8_t *read_whole(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = czk_malloc((size_t)n);
+    if (fread(b, 1, (size_t)n, f) != (size_t)n) {
+        czk_free(b);
+        b = NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+static uint8_t *wtns_bytes(const czk_fr *w, size_t n, size_t *len)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/w.wtns", tmpdir);
+    CHECK_STATUS(czk_wtns_write_file(w, n, path, NULL), CZK_OK);
+    uint8_t *b = read_whole(path, len);
+    unlink(path);
+    return b;
+}
+
+static void setup_fixture(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/czk-test-engine-XXXXXX");
+    if (mkdtemp(tmpdir) == NULL) CZK_TEST_SKIP("mkdtemp failed");
+    snprintf(param_dir, sizeof param_dir, "%s/params", tmpdir);
+    mkdir(param_dir, 0700);
+    czk_r1cs r;
+    z_good = random_circuit(&r, 3, 120);
+    uint32_t bad = 0;
+    CHECK(czk_r1cs_is_satisfied(&r, z_good, &bad));
+    char path[400];
+    snprintf(path, sizeof path, "%s/t1.zkey", param_dir);
+    czk_err err;
+    CHECK_STATUS(czk_groth16_setup_zkey(path, &r, &vk, NULL, NULL, NULL, &err), CZK_OK);
+    czk_groth16_prepare_vk(&pvk, &vk);
+    n_inputs = r.n_inputs;
+    n_vars = r.n_inputs + r.n_aux;
+    wtns_good = wtns_bytes(z_good, n_vars, &wtns_good_len);
+    /* A well-formed witness that does not satisfy the circuit: one aux value changed. */
+    czk_fr *zb = czk_malloc(n_vars * sizeof *zb);
+    memcpy(zb, z_good, n_vars * sizeof *zb);
+    czk_fr_add(&zb[n_vars - 1], &zb[n_vars - 1], &CZK_FR_ONE);
+    wtns_bad = wtns_bytes(zb, n_vars, &wtns_bad_len);
+    wtns_short = wtns_bytes(zb, n_vars - 1, &wtns_short_len);
+    czk_free(zb);
+    /* A corrupt zkey: the right magic, garbage after. */
+    snprintf(path, sizeof path, "%s/corrupt.zkey", param_dir);
+    FILE *f = fopen(path, "wb");
+    fwrite("zkey\x01\x00\x00\x00garbage-garbage-garbage", 1, 31, f);
+    fclose(f);
+    czk_r1cs_free(&r);
+}
+
+static czk_engine *make_engine(const char *data_dir, uint64_t budget, unsigned synth_workers)
+{
+    czk_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.data_dir = data_dir;
+    cfg.param_dir = param_dir;
+    cfg.memory_budget = budget;
+    cfg.synthesis_threads = 2;
+    cfg.synthesis_workers = synth_workers;
+    cfg.gpu_mode = 1;
+    czk_engine *e = NULL;
+    czk_err err;
+    czk_status st = czk_engine_create(&e, &cfg, &err);
+    CHECK_MSG(st == CZK_OK, "create: %s", err.msg);
+    return e;
+}
+
+static void new_data_dir(char *out, size_t cap)
+{
+    snprintf(out, cap, "%s/data%d", tmpdir, data_dir_counter++);
+}
+
+static czk_job_request circom_req(const char *request_id, const uint8_t *w, size_t wl,
+                                  czk_job_priority prio)
+{
+    czk_job_request r;
+    memset(&r, 0, sizeof r);
+    r.request_id = request_id;
+    r.kind = CZK_JOB_CIRCOM;
+    r.priority = prio;
+    r.vanilla_proof = w;
+    r.vanilla_proof_len = wl;
+    r.circuit = "t1";
+    return r;
+}
+
+/* Decode the 192 bytes and verify them with the setup's own key. */
+static bool proof_valid(const czk_job_info *info)
+{
+    if (info->proof == NULL || info->proof_len != CZK_GROTH16_PROOF_SIZE) return false;
+    czk_groth16_proof p;
+    if (czk_groth16_proof_read(&p, info->proof, NULL) != CZK_OK) return false;
+    return czk_groth16_verify(&pvk, &p, z_good + 1, n_inputs - 1, NULL) == CZK_OK;
+}
+
+/* ------------------------------------------------------------------------------------ */
+
+typedef struct ev_rec {
+    pthread_mutex_t mu;
+    int types[64];
+    int n;
+    int done_calls;
+    czk_job_state done_state;
+    bool done_proof_ok;
+} ev_rec;
+
+static void on_event(void *ctx, const czk_job_event *ev)
+{
+    ev_rec *r = ctx;
+    pthread_mutex_lock(&r->mu);
+    if (r->n < 64) r->types[r->n++] = ev->type;
+    pthread_mutex_unlock(&r->mu);
+}
+
+static void on_done(void *ctx, const czk_job_info *info)
+{
+    ev_rec *r = ctx;
+    pthread_mutex_lock(&r->mu);
+    r->done_calls++;
+    r->done_state = info->state;
+    r->done_proof_ok = proof_valid(info);
+    pthread_mutex_unlock(&r->mu);
+}
+
+static void test_end_to_end(void)
+{
+    char dd[400];
+    new_data_dir(dd, sizeof dd);
+    czk_engine *e = make_engine(dd, 0, 0);
+    if (e == NULL) return;
+    ev_rec rec;
+    memset(&rec, 0, sizeof rec);
+    pthread_mutex_init(&rec.mu, NULL);
+    czk_job_request req = circom_req(NULL, wtns_good, wtns_good_len, CZK_PRIO_DEFAULT);
+    czk_job_info info;
+    czk_err err;
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_OK);
+    CHECK(strncmp(info.job_id, "j-", 2) == 0 && strlen(info.job_id) == 34);
+    CHECK(strcmp(info.circuit_id, "circom:t1") == 0);
+    CHECK(info.priority == CZK_PRIO_NORMAL);
+    char id[CZK_JOB_ID_MAX];
+    snprintf(id, sizeof id, "%s", info.job_id);
+    uint64_t wh = 0, dh = 0;
+    CHECK_STATUS(czk_engine_watch(e, id, on_event, &rec, &wh, &err), CZK_OK);
+    CHECK_STATUS(czk_engine_on_done(e, id, on_done, &rec, &dh, &err), CZK_OK);
+    czk_job_info fin;
+    CHECK_STATUS(czk_engine_await(e, id, 60000, &fin, &err), CZK_OK);
+    CHECK(fin.state == CZK_JOB_DONE);
+    CHECK_MSG(proof_valid(&fin), "the returned proof does not verify against the setup's key");
+    CHECK(fin.partitions == 1 && fin.partitions_proved == 1);
+    CHECK(strcmp(fin.assigned_gpu, "cpu") == 0);
+    czk_job_info_clear(&fin);
+    /* Callbacks arrive on the event thread: give it a moment. */
+    for (int i = 0; i < 200; i++) {
+        pthread_mutex_lock(&rec.mu);
+        bool ok = rec.done_calls == 1 && rec.n > 0 && rec.types[rec.n - 1] == CZK_EV_DONE;
+        pthread_mutex_unlock(&rec.mu);
+        if (ok) break;
+        usleep(10000);
+    }
+    pthread_mutex_lock(&rec.mu);
+    CHECK(rec.done_calls == 1 && rec.done_state == CZK_JOB_DONE && rec.done_proof_ok);
+    CHECK(rec.n >= 7 && rec.types[0] == CZK_EV_QUEUED && rec.types[rec.n - 1] == CZK_EV_DONE);
+    bool seen[16] = {false};
+    for (int i = 0; i < rec.n; i++) seen[rec.types[i]] = true;
+    CHECK(seen[CZK_EV_PARAMS_LOADING] && seen[CZK_EV_PARAMS_LOADED] &&
+          seen[CZK_EV_PARTITION_SYNTH_START] && seen[CZK_EV_PARTITION_SYNTHESIZED] &&
+          seen[CZK_EV_GPU_START] && seen[CZK_EV_GPU_END] && seen[CZK_EV_VERIFIED]);
+    pthread_mutex_unlock(&rec.mu);
+    czk_engine_unwatch(e, wh);
+    CHECK(!czk_engine_on_done_cancel(e, dh)); /* it has fired */
+
+    /* on_done on a finished job runs on this thread before returning. */
+    ev_rec rec2;
+    memset(&rec2, 0, sizeof rec2);
+    pthread_mutex_init(&rec2.mu, NULL);
+    CHECK_STATUS(czk_engine_on_done(e, id, on_done, &rec2, &dh, &err), CZK_OK);
+    CHECK(rec2.done_calls == 1 && rec2.done_proof_ok);
+    /* A replaying watch on a finished job ends with its terminal event. */
+    ev_rec rec3;
+    memset(&rec3, 0, sizeof rec3);
+    pthread_mutex_init(&rec3.mu, NULL);
+    CHECK_STATUS(czk_engine_watch(e, id, on_event, &rec3, &wh, &err), CZK_OK);
+    CHECK(rec3.n == rec.n && rec3.types[rec3.n - 1] == CZK_EV_DONE);
+    czk_engine_unwatch(e, wh);
+
+    CHECK_STATUS(czk_engine_get(e, id, true, &info, &err), CZK_OK);
+    CHECK(proof_valid(&info));
+    czk_job_info_clear(&info);
+    CHECK_STATUS(czk_engine_get(e, "j-nonexistent", false, &info, &err), CZK_ENOENT);
+
+    czk_job_info *list = NULL;
+    size_t n = 0;
+    CHECK_STATUS(czk_engine_list(e, 1u << CZK_JOB_DONE, 0, &list, &n, &err), CZK_OK);
+    CHECK(n == 1 && strcmp(list[0].job_id, id) == 0);
+    czk_engine_list_free(list, n);
+    CHECK_STATUS(czk_engine_list(e, 1u << CZK_JOB_QUEUED, 0, &list, &n, &err), CZK_OK);
+    CHECK(n == 0);
+    czk_engine_list_free(list, n);
+
+    char *m = czk_engine_metrics_text(e);
+    CHECK(m != NULL && strstr(m, "czk_jobs_completed_total 1\n") != NULL);
+    CHECK(m != NULL && strstr(m, "czk_jobs{kind=\"circom\",state=\"done\"} 1\n") != NULL);
+    CHECK(m != NULL && strstr(m, "czk_stage_seconds_count{stage=\"total\"} 1\n") != NULL);
+    CHECK(m != NULL && strstr(m, "czk_verification_failures_total 0\n") != NULL);
+    czk_free(m);
+    char *js = czk_engine_status_json(e);
+    json_error_t jerr;
+    json_t *root = js ? json_loads(js, 0, &jerr) : NULL;
+    CHECK(root != NULL);
+    CHECK(json_integer_value(json_object_get(json_object_get(root, "counters"), "completed")) == 1);
+    CHECK(strcmp(json_string_value(json_object_get(root, "backend")), "cpu") == 0);
+    json_decref(root);
+    czk_free(js);
+    czk_engine_status st;
+    CHECK_STATUS(czk_engine_get_status(e, &st, &err), CZK_OK);
+    CHECK(st.completed == 1 && st.ready && !st.draining && st.nsrs == 1);
+    CHECK(st.nsrs == 1 && st.srs[0].tier == 1 && st.srs[0].size_bytes > 0);
+    CHECK(st.queues[4].kind == CZK_JOB_CIRCOM && st.queues[4].pending == 0);
+    czk_engine_status_clear(&st);
+
+    /* Evict the idle parameters, preload them again. */
+    bool was = false, already = true;
+    uint64_t freed = 0, ms = 0;
+    CHECK_STATUS(czk_engine_evict(e, "circom:t1", &was, &freed, &err), CZK_OK);
+    CHECK(was && freed > 0);
+    CHECK_STATUS(czk_engine_preload(e, "circom:t1", &already, &ms, &err), CZK_OK);
+    CHECK(!already);
+    CHECK_STATUS(czk_engine_preload(e, "circom:t1", &already, &ms, &err), CZK_OK);
+    CHECK(already);
+    CHECK_STATUS(czk_engine_preload(e, "circom:nope", &already, &ms, &err), CZK_ENOENT);
+    CHECK_STATUS(czk_engine_preload(e, "porep-99g", &already, &ms, &err), CZK_EINVAL);
+
+    /* Draining refuses new work. */
+    czk_engine_drain(e, 1000);
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_EBUSY);
+    czk_engine_destroy(e);
+}
+
+/* ------------------------------------------------------------------------------------ */
+
+typedef struct submitter {
+    czk_engine *e;
+    int first, count;
+    char (*ids)[CZK_JOB_ID_MAX];
+    int failures;
+} submitter;
+
+static void *submit_thread(void *arg)
+{
+    submitter *s = arg;
+    for (int i = 0; i < s->count; i++) {
+        char rid[32];
+        snprintf(rid, sizeof rid, "req-%d", s->first + i);
+        czk_job_request req = circom_req(rid, wtns_good, wtns_good_len, CZK_PRIO_NORMAL);
+        czk_job_info info;
+        if (czk_engine_submit(s->e, &req, &info, NULL) != CZK_OK) {
+            s->failures++;
+            continue;
+        }
+        snprintf(s->ids[s->first + i], CZK_JOB_ID_MAX, "%s", info.job_id);
+    }
+    return NULL;
+}
+
+static void test_concurrent_100(void)
+{
+    char dd[400];
+    new_data_dir(dd, sizeof dd);
+    czk_engine *e = make_engine(dd, 0, 2);
+    if (e == NULL) return;
+    enum { N = 100, T = 4 };
+    static char ids[N][CZK_JOB_ID_MAX];
+    memset(ids, 0, sizeof ids);
+    pthread_t th[T];
+    submitter s[T];
+    for (int t = 0; t < T; t++) {
+        s[t] = (submitter){e, t * (N / T), N / T, ids, 0};
+        pthread_create(&th[t], NULL, submit_thread, &s[t]);
+    }
+    int failures = 0;
+    for (int t = 0; t < T; t++) {
+        pthread_join(th[t], NULL);
+        failures += s[t].failures;
+    }
+    CHECK(failures == 0);
+    int done = 0, valid = 0;
+    for (int i = 0; i < N; i++) {
+        for (int k = 0; k < i; k++) CHECK(strcmp(ids[i], ids[k]) != 0);
+        czk_job_info info;
+        if (czk_engine_await(e, ids[i], 120000, &info, NULL) == CZK_OK &&
+            info.state == CZK_JOB_DONE) {
+            done++;
+            if (proof_valid(&info)) valid++;
+        }
+        czk_job_info_clear(&info);
+    }
+    CHECK_MSG(done == N && valid == N, "%d done, %d valid of %d", done, valid, N);
+    czk__pinned_stats ps;
+    czk__engine_pinned_stats(e, &ps);
+    /* Buffers are reused, not allocated per partition. */
+    CHECK_MSG(ps.reuses >= N - 10 && ps.allocations <= 10, "allocations %llu reuses %llu",
+              (unsigned long long)ps.allocations, (unsigned long long)ps.reuses);
+    czk_engine_destroy(e);
+}
+
+/* ------------------------------------------------------------------------------------ */
+
+typedef struct order_rec {
+    pthread_mutex_t mu;
+    char order[32][CZK_JOB_ID_MAX];
+    int n;
+} order_rec;
+
+static void on_done_order(void *ctx, const czk_job_info *info)
+{
+    order_rec *r = ctx;
+    pthread_mutex_lock(&r->mu);
+    if (r->n < 32) snprintf(r->order[r->n++], CZK_JOB_ID_MAX, "%s", info->job_id);
+    pthread_mutex_unlock(&r->mu);
+}
+
+static void test_priority(void)
+{
+    char dd[400];
+    new_data_dir(dd, sizeof dd);
+    czk_engine *e = make_engine(dd, 0, 2);
+    if (e == NULL) return;
+    order_rec rec;
+    memset(&rec, 0, sizeof rec);
+    pthread_mutex_init(&rec.mu, NULL);
+    /* Ten NORMAL jobs are waiting for the (single) prover when a CRITICAL one arrives. */
+    czk__engine_pause_provers(e, true);
+    char ids[11][CZK_JOB_ID_MAX];
+    for (int i = 0; i < 11; i++) {
+        czk_job_request req = circom_req(NULL, wtns_good, wtns_good_len,
+                                         i == 10 ? CZK_PRIO_CRITICAL : CZK_PRIO_NORMAL);
+        czk_job_info info;
+        CHECK_STATUS(czk_engine_submit(e, &req, &info, NULL), CZK_OK);
+        snprintf(ids[i], sizeof ids[i], "%s", info.job_id);
+        CHECK_STATUS(czk_engine_on_done(e, ids[i], on_done_order, &rec, NULL, NULL), CZK_OK);
+        if (i == 10) CHECK(info.priority == CZK_PRIO_CRITICAL);
+    }
+    usleep(300000);
+    /* Queue positions: the CRITICAL job first, the others in submission order, 1..n. */
+    czk_job_info *list = NULL;
+    size_t nq = 0;
+    CHECK_STATUS(czk_engine_list(e, 1u << CZK_JOB_QUEUED, 0, &list, &nq, NULL), CZK_OK);
+    CHECK(nq >= 5);
+    bool seen_pos[16] = {false};
+    for (size_t i = 0; i < nq; i++) {
+        uint32_t qp = list[i].queue_position;
+        CHECK(qp >= 1 && qp <= nq && !seen_pos[qp]);
+        if (qp < 16) seen_pos[qp] = true;
+        if (strcmp(list[i].job_id, ids[10]) == 0) CHECK(qp == 1);
+        /* newest first: positions fall along the list, the CRITICAL (newest) aside */
+        if (i >= 2) CHECK(qp < list[i - 1].queue_position);
+        czk_job_info one;
+        czk_engine_get(e, list[i].job_id, false, &one, NULL);
+        CHECK(one.queue_position == qp);
+    }
+    czk_engine_list_free(list, nq);
+    czk__engine_pause_provers(e, false);
+    for (int i = 0; i < 11; i++) {
+        czk_job_info info;
+        CHECK_STATUS(czk_engine_await(e, ids[i], 60000, &info, NULL), CZK_OK);
+        CHECK(info.state == CZK_JOB_DONE);
+        czk_job_info_clear(&info);
+    }
+    for (int i = 0; i < 100; i++) {
+        pthread_mutex_lock(&rec.mu);
+        int n = rec.n;
+        pthread_mutex_unlock(&rec.mu);
+        if (n == 11) break;
+        usleep(10000);
+    }
+    int pos = -1;
+    pthread_mutex_lock(&rec.mu);
+    for (int i = 0; i < rec.n; i++)
+        if (strcmp(rec.order[i], ids[10]) == 0) pos = i;
+    /* FIFO within a priority: the NORMAL ones finish in submission order. */
+    int last = -1;
+    bool fifo = true;
+    for (int i = 0; i < rec.n; i++)
+        for (int k = 0; k < 10; k++)
+            if (strcmp(rec.order[i], ids[k]) == 0) {
+                if (k < last) fifo = false;
+                last = k;
+            }
+    pthread_mutex_unlock(&rec.mu);
+    /* At most the two partitions already in the prover's lookahead finish before it. */
+    CHECK_MSG(pos >= 0 && pos <= 2, "the CRITICAL job finished at position %d of 11", pos);
+    CHECK(fifo);
+    czk_engine_destroy(e);
+}
+
+/* ------------------------------------------------------------------------------------ */
+
+static void test_dedup(void)
+{
+    char dd[400];
+    new_data_dir(dd, sizeof dd);
+    czk_engine *e = make_engine(dd, 0, 0);
+    if (e == NULL) return;
+    czk_job_request req = circom_req("same-id", wtns_good, wtns_good_len, CZK_PRIO_NORMAL);
+    czk_job_info a, b;
+    czk_err err;
+    CHECK_STATUS(czk_engine_submit(e, &req, &a, &err), CZK_OK);
+    CHECK_STATUS(czk_engine_submit(e, &req, &b, &err), CZK_OK);
+    CHECK(strcmp(a.job_id, b.job_id) == 0);
+    CHECK(strcmp(b.request_id, "same-id") == 0);
+    czk_job_request other = circom_req("same-id", wtns_bad, wtns_bad_len, CZK_PRIO_NORMAL);
+    CHECK_STATUS(czk_engine_submit(e, &other, &b, &err), CZK_EEXIST);
+    CHECK(strstr(err.msg, "request_id") != NULL);
+    /* No request id: never deduplicated. */
+    czk_job_request anon = circom_req(NULL, wtns_good, wtns_good_len, CZK_PRIO_NORMAL);
+    CHECK_STATUS(czk_engine_submit(e, &anon, &b, &err), CZK_OK);
+    CHECK(strcmp(a.job_id, b.job_id) != 0);
+    czk_job_info info;
+    CHECK_STATUS(czk_engine_await(e, a.job_id, 60000, &info, &err), CZK_OK);
+    CHECK(info.state == CZK_JOB_DONE);
+    czk_job_info_clear(&info);
+    /* After it finished, the same request still answers with the same job. */
+    CHECK_STATUS(czk_engine_submit(e, &req, &b, &err), CZK_OK);
+    CHECK(strcmp(a.job_id, b.job_id) == 0 && b.state == CZK_JOB_DONE);
+    char big[200];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    czk_job_request lng = circom_req(big, wtns_good, wtns_good_len, CZK_PRIO_NORMAL);
+    CHECK_STATUS(czk_engine_submit(e, &lng, &b, &err), CZK_EINVAL);
+    czk_engine_destroy(e);
+}
+
+/* ------------------------------------------------------------------------------------ */
+
+static void test_cancel(void)
+{
+    char dd[400];
+    new_data_dir(dd, sizeof dd);
+    /* One synthesis worker and a tiny budget: the first job holds the budget (synthesized,
+     * waiting for the paused prover), the second stays queued. */
+    czk_engine *e = make_engine(dd, 1, 1);
+    if (e == NULL) return;
+    czk__engine_pause_provers(e, true);
+    czk_job_request req = circom_req(NULL, wtns_good, wtns_good_len, CZK_PRIO_NORMAL);
+    czk_job_info a, b, info;
+    czk_err err;
+    CHECK_STATUS(czk_engine_submit(e, &req, &a, &err), CZK_OK);
+    CHECK_STATUS(czk_engine_submit(e, &req, &b, &err), CZK_OK);
+    for (int i = 0; i < 500; i++) {
+        czk_engine_get(e, a.job_id, false, &info, NULL);
+        if (info.partitions_synthesized == 1) break;
+        usleep(10000);
+    }
+    CHECK(info.state == CZK_JOB_RUNNING && info.partitions_synthesized == 1);
+    czk_engine_get(e, b.job_id, false, &info, NULL);
+    CHECK(info.state == CZK_JOB_QUEUED && info.queue_position == 1);
+    bool was_running = true;
+    CHECK_STATUS(czk_engine_cancel(e, b.job_id, &was_running, &err), CZK_OK);
+    CHECK(!was_running);
+    CHECK_STATUS(czk_engine_cancel(e, a.job_id, &was_running, &err), CZK_OK);
+    CHECK(was_running);
+    /* Cancelling an ended job changes nothing. */
+    CHECK_STATUS(czk_engine_cancel(e, a.job_id, &was_running, &err), CZK_OK);
+    CHECK(!was_running);
+    CHECK_STATUS(czk_engine_cancel(e, "j-none", &was_running, &err), CZK_ENOENT);
+    czk_engine_get(e, a.job_id, false, &info, NULL);
+    CHECK(info.state == CZK_JOB_CANCELLED);
+    czk_engine_get(e, b.job_id, false, &info, NULL);
+    CHECK(info.state == CZK_JOB_CANCELLED);
+    /* Its memory is back: the partition's reservation and buffer are released. */
+    czk_engine_status st;
+    czk_engine_get_status(e, &st, NULL);
+    CHECK(st.pinned_in_use == 0 && st.cancelled == 2);
+    czk_engine_status_clear(&st);
+    /* Cancel while proving: the job ends CANCELLED, the prover's result is dropped. */
+    czk__engine_pause_provers(e, false);
+    CHECK_STATUS(czk_engine_submit(e, &req, &a, &err), CZK_OK);
+    for (int i = 0; i < 500; i++) {
+        czk_engine_get(e, a.job_id, false, &info, NULL);
+        if (info.state != CZK_JOB_QUEUED) break;
+        usleep(1000);
+    }
+    czk_engine_cancel(e, a.job_id, &was_running, &err);
+    CHECK_STATUS(czk_engine_await(e, a.job_id, 60000, &info, &err), CZK_OK);
+    CHECK(info.state == CZK_JOB_CANCELLED || info.state == CZK_JOB_DONE);
+    czk_job_info_clear(&info);
+    /* The engine still works afterwards. */
+    CHECK_STATUS(czk_engine_submit(e, &req, &a, &err), CZK_OK);
+    CHECK_STATUS(czk_engine_await(e, a.job_id, 60000, &info, &err), CZK_OK);
+    CHECK(info.state == CZK_JOB_DONE && proof_valid(&info));
+    czk_job_info_clear(&info);
+    czk_engine_get_status(e, &st, NULL);
+    CHECK(st.pinned_in_use == 0);
+    czk_engine_status_clear(&st);
+    czk_engine_destroy(e);
+}
+
+/* ------------------------------------------------------------------------------------ */
+
+static void test_restart(void)
+{
+    char dd[400];
+    new_data_dir(dd, sizeof dd);
+    czk_engine *e = make_engine(dd, 0, 0);
+    if (e == NULL) return;
+    czk_job_request req = circom_req("first", wtns_good, wtns_good_len, CZK_PRIO_NORMAL);
+    czk_job_info done, run, info;
+    czk_err err;
+    CHECK_STATUS(czk_engine_submit(e, &req, &done, &err), CZK_OK);
+    /* One engine per data directory. */
+    czk_engine *e2 = NULL;
+    czk_engine_config cfg2;
+    memset(&cfg2, 0, sizeof cfg2);
+    cfg2.data_dir = dd;
+    cfg2.param_dir = param_dir;
+    cfg2.gpu_mode = 1;
+    CHECK_STATUS(czk_engine_create(&e2, &cfg2, &err), CZK_EBUSY);
+    CHECK(e2 == NULL && strstr(err.msg, dd) != NULL);
+    CHECK_STATUS(czk_engine_await(e, done.job_id, 60000, &info, &err), CZK_OK);
+    CHECK(info.state == CZK_JOB_DONE);
+    czk_job_info_clear(&info);
+    /* The second job is synthesized and waiting for the prover when the process "dies". */
+    czk__engine_pause_provers(e, true);
+    czk_job_request req2 = circom_req("second", wtns_good, wtns_good_len, CZK_PRIO_HIGH);
+    CHECK_STATUS(czk_engine_submit(e, &req2, &run, &err), CZK_OK);
+    for (int i = 0; i < 500; i++) {
+        czk_engine_get(e, run.job_id, false, &info, NULL);
+        if (info.partitions_synthesized == 1) break;
+        usleep(10000);
+    }
+    CHECK(info.state == CZK_JOB_RUNNING);
+    czk__engine_crash(e);
+
+    e = make_engine(dd, 0, 0);
+    if (e == NULL) return;
+    CHECK_STATUS(czk_engine_await(e, run.job_id, 60000, &info, &err), CZK_OK);
+    CHECK_MSG(info.state == CZK_JOB_DONE, "state %s: %s", czk_job_state_name(info.state),
+              info.error_message);
+    CHECK(proof_valid(&info) && strcmp(info.request_id, "second") == 0);
+    CHECK(info.priority == CZK_PRIO_HIGH);
+    czk_job_info_clear(&info);
+    /* The finished job and its proof are served from the journal. */
+    CHECK_STATUS(czk_engine_get(e, done.job_id, true, &info, &err), CZK_OK);
+    CHECK(info.state == CZK_JOB_DONE && proof_valid(&info));
+    CHECK(strcmp(info.circuit_id, "circom:t1") == 0);
+    czk_job_info_clear(&info);
+    /* Deduplication survives the restart. */
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_OK);
+    CHECK(strcmp(info.job_id, done.job_id) == 0);
+    czk_job_request other = circom_req("first", wtns_bad, wtns_bad_len, CZK_PRIO_NORMAL);
+    CHECK_STATUS(czk_engine_submit(e, &other, &info, &err), CZK_EEXIST);
+    czk_engine_destroy(e);
+
+    /* A clean restart of a destroyed engine: nothing left to run, both still served. */
+    e = make_engine(dd, 0, 0);
+    if (e == NULL) return;
+    czk_job_info *list = NULL;
+    size_t n = 0;
+    CHECK_STATUS(czk_engine_list(e, 0, 0, &list, &n, &err), CZK_OK);
+    CHECK(n == 2);
+    for (size_t i = 0; i < n; i++) CHECK(list[i].state == CZK_JOB_DONE);
+    if (n == 2) CHECK(strcmp(list[0].job_id, run.job_id) == 0); /* newest first */
+    czk_engine_list_free(list, n);
+    /* A drain whose grace ends before a job does leaves it journaled as queued: it runs
+     * after the next start, same id. */
+    czk__engine_pause_provers(e, true);
+    czk_job_request req3 = circom_req("third", wtns_good, wtns_good_len, CZK_PRIO_NORMAL);
+    czk_job_info third;
+    CHECK_STATUS(czk_engine_submit(e, &req3, &third, &err), CZK_OK);
+    czk_engine_drain(e, 50);
+    czk_engine_get(e, third.job_id, false, &info, NULL);
+    CHECK(info.state == CZK_JOB_QUEUED || info.state == CZK_JOB_RUNNING);
+    czk_engine_destroy(e);
+    e = make_engine(dd, 0, 0);
+    if (e == NULL) return;
+    CHECK_STATUS(czk_engine_await(e, third.job_id, 60000, &info, &err), CZK_OK);
+    CHECK(info.state == CZK_JOB_DONE && proof_valid(&info));
+    czk_job_info_clear(&info);
+    czk_engine_destroy(e);
+}
+
+/* ------------------------------------------------------------------------------------ */
+
+static void test_budget_backpressure(void)
+{
+    char dd[400];
+    new_data_dir(dd, sizeof dd);
+    /* A budget far below one partition: everything runs one at a time, nothing fails. */
+    czk_engine *e = make_engine(dd, 4096, 3);
+    if (e == NULL) return;
+    enum { N = 6 };
+    char ids[N][CZK_JOB_ID_MAX];
+    for (int i = 0; i < N; i++) {
+        czk_job_request req = circom_req(NULL, wtns_good, wtns_good_len, CZK_PRIO_NORMAL);
+        czk_job_info info;
+        CHECK_STATUS(czk_engine_submit(e, &req, &info, NULL), CZK_OK);
+        snprintf(ids[i], sizeof ids[i], "%s", info.job_id);
+    }
+    /* While they run, never more than one partition holds a buffer, and that one buffer
+     * is reused rather than freed and allocated again. */
+    uint64_t max_in_use = 0;
+    for (int t = 0; t < 5000; t++) {
+        czk_engine_status st;
+        czk_engine_get_status(e, &st, NULL);
+        bool all = st.completed == N;
+        if (st.pinned_in_use > max_in_use) max_in_use = st.pinned_in_use;
+        czk_engine_status_clear(&st);
+        if (all) break;
+        usleep(1000);
+    }
+    czk__pinned_stats ps;
+    czk__engine_pinned_stats(e, &ps);
+    CHECK_MSG(ps.allocations == 1 && max_in_use <= ps.total_bytes && max_in_use > 0,
+              "allocations %llu, %llu bytes in use at most, %llu pooled",
+              (unsigned long long)ps.allocations, (unsigned long long)max_in_use,
+              (unsigned long long)ps.total_bytes);
+    for (int i = 0; i < N; i++) {
+        czk_job_info info;
+        CHECK_STATUS(czk_engine_await(e, ids[i], 60000, &info, NULL), CZK_OK);
+        CHECK(info.state == CZK_JOB_DONE && proof_valid(&info));
+        czk_job_info_clear(&info);
+    }
+    czk_engine_destroy(e);
+}
+
+/* ------------------------------------------------------------------------------------ */
+
+static void test_bad_input(void)
+{
+    char dd[400];
+    new_data_dir(dd, sizeof dd);
+    czk_engine *e = make_engine(dd, 0, 0);
+    if (e == NULL) return;
+    czk_err err;
+    czk_job_info info;
+    /* Garbage witness bytes: refused at submit, naming the field. */
+    uint8_t garbage[100];
+    czk_test_rand_bytes(garbage, sizeof garbage);
+    czk_job_request req = circom_req(NULL, garbage, sizeof garbage, CZK_PRIO_NORMAL);
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_EFORMAT);
+    CHECK(strstr(err.msg, "vanilla_proof") != NULL);
+    /* Truncated witness. */
+    req = circom_req(NULL, wtns_good, wtns_good_len - 7, CZK_PRIO_NORMAL);
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_ETRUNCATED);
+    CHECK(strstr(err.msg, "vanilla_proof") != NULL);
+    req = circom_req(NULL, NULL, 0, CZK_PRIO_NORMAL);
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_EINVAL);
+    /* Missing zkey: refused at submit, naming the file. */
+    req = circom_req(NULL, wtns_good, wtns_good_len, CZK_PRIO_NORMAL);
+    req.circuit = "missing";
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_ENOENT);
+    CHECK(strstr(err.msg, "missing.zkey") != NULL);
+    req.circuit = "../t1";
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_EINVAL);
+    CHECK(strstr(err.msg, "circuit") != NULL);
+    req.circuit = "t1";
+    req.kind = (czk_job_kind)9;
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_EINVAL);
+    CHECK(strstr(err.msg, "kind") != NULL);
+    req.kind = CZK_JOB_CIRCOM;
+    req.priority = (czk_job_priority)7;
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_EINVAL);
+
+    /* Corrupt zkey: accepted (the file exists), FAILED at load time naming it. */
+    req = circom_req(NULL, wtns_good, wtns_good_len, CZK_PRIO_NORMAL);
+    req.circuit = "corrupt";
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_OK);
+    CHECK_STATUS(czk_engine_await(e, info.job_id, 60000, &info, &err), CZK_OK);
+    CHECK(info.state == CZK_JOB_FAILED && info.error != CZK_OK);
+    CHECK_MSG(strstr(info.error_message, "corrupt.zkey") != NULL, "%s", info.error_message);
+    czk_job_info_clear(&info);
+
+    /* Witness of the wrong length: FAILED when the key is known. */
+    req = circom_req(NULL, wtns_short, wtns_short_len, CZK_PRIO_NORMAL);
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_OK);
+    CHECK_STATUS(czk_engine_await(e, info.job_id, 60000, &info, &err), CZK_OK);
+    CHECK(info.state == CZK_JOB_FAILED && info.error == CZK_EINVAL);
+    CHECK(strstr(info.error_message, "witness values") != NULL);
+    czk_job_info_clear(&info);
+
+    /* A witness that does not satisfy the circuit proves, fails self-verification, is
+     * retried once, and the job fails: an invalid proof is never returned. */
+    req = circom_req(NULL, wtns_bad, wtns_bad_len, CZK_PRIO_NORMAL);
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_OK);
+    CHECK_STATUS(czk_engine_await(e, info.job_id, 60000, &info, &err), CZK_OK);
+    CHECK(info.state == CZK_JOB_FAILED && info.error == CZK_EVERIFY);
+    CHECK(info.proof == NULL);
+    CHECK(strstr(info.error_message, "self-verification") != NULL);
+    czk_job_info_clear(&info);
+    char *m = czk_engine_metrics_text(e);
+    CHECK(m != NULL && strstr(m, "czk_verification_failures_total 2\n") != NULL);
+    czk_free(m);
+    czk_engine_destroy(e);
+}
+
+/* ------------------------------------------------------------------------------------ */
+
+static void test_verify_retry_and_fallback(void)
+{
+    char dd[400];
+    new_data_dir(dd, sizeof dd);
+    czk_engine *e = make_engine(dd, 0, 0);
+    if (e == NULL) return;
+    czk_err err;
+    czk_job_info info;
+    /* One bad proof: the partition is proved again and the job succeeds. */
+    czk__engine_fail_next_verifications(e, 1);
+    czk_job_request req = circom_req(NULL, wtns_good, wtns_good_len, CZK_PRIO_NORMAL);
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_OK);
+    CHECK_STATUS(czk_engine_await(e, info.job_id, 60000, &info, &err), CZK_OK);
+    CHECK(info.state == CZK_JOB_DONE && proof_valid(&info));
+    czk_job_info_clear(&info);
+    char *m = czk_engine_metrics_text(e);
+    CHECK(m != NULL && strstr(m, "czk_partition_retries_total 1\n") != NULL);
+    czk_free(m);
+    /* Two: the job fails with the details. */
+    czk__engine_fail_next_verifications(e, 2);
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_OK);
+    CHECK_STATUS(czk_engine_await(e, info.job_id, 60000, &info, &err), CZK_OK);
+    CHECK(info.state == CZK_JOB_FAILED && info.error == CZK_EVERIFY && info.proof == NULL);
+    czk_job_info_clear(&info);
+    /* The pinned pool cannot grow: ordinary memory, counted, the job still succeeds. */
+    czk__engine_pinned_fault(e, true);
+    czk_engine_evict(e, "circom:t1", NULL, NULL, NULL);
+    czk__pinned_stats before, after;
+    czk__engine_pinned_stats(e, &before);
+    /* Drop the idle pooled buffer so the next checkout must allocate. */
+    czk_engine_status st;
+    czk_engine_get_status(e, &st, NULL);
+    czk_engine_status_clear(&st);
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_OK);
+    CHECK_STATUS(czk_engine_await(e, info.job_id, 60000, &info, &err), CZK_OK);
+    CHECK(info.state == CZK_JOB_DONE && proof_valid(&info));
+    czk_job_info_clear(&info);
+    czk__engine_pinned_stats(e, &after);
+    /* The pooled buffer from before is reused when free; the fault only bites when the
+     * pool must grow, so either it was reused or a fallback was counted. */
+    CHECK(after.reuses > before.reuses || after.fallbacks > before.fallbacks);
+    czk__engine_pinned_fault(e, false);
+    czk_engine_destroy(e);
+
+    /* pageable_buffers: every partition in ordinary memory, all counted as fallbacks. */
+    new_data_dir(dd, sizeof dd);
+    czk_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.data_dir = dd;
+    cfg.param_dir = param_dir;
+    cfg.gpu_mode = 1;
+    cfg.synthesis_threads = 2;
+    cfg.pageable_buffers = true;
+    CHECK_STATUS(czk_engine_create(&e, &cfg, &err), CZK_OK);
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_OK);
+    CHECK_STATUS(czk_engine_await(e, info.job_id, 60000, &info, &err), CZK_OK);
+    CHECK(info.state == CZK_JOB_DONE && proof_valid(&info));
+    czk_job_info_clear(&info);
+    czk__engine_pinned_stats(e, &after);
+    CHECK(after.allocations == 0 && after.total_bytes == 0);
+    czk_engine_destroy(e);
+
+    /* An unwritable data_dir is an error naming it. */
+    cfg.data_dir = "/proc/czk-no-such-dir";
+    cfg.pageable_buffers = false;
+    CHECK(czk_engine_create(&e, &cfg, &err) != CZK_OK);
+    CHECK(strstr(err.msg, "/proc/czk-no-such-dir") != NULL);
+}
+
+/* czk_test_run reports CPU time; the engine's tests mostly wait, so show wall time too. */
+static void run_wall(const char *name, void (*fn)(void))
+{
+    uint64_t t0 = czk__now_us();
+    czk_test_run(name, fn);
+    printf("     %-40s %8.1f ms wall\n", name, (double)(czk__now_us() - t0) / 1000.0);
+}
+#define RUNW(fn) run_wall(#fn, fn)
+
+typedef struct storm_rec {
+    pthread_mutex_t mu;
+    int events, terminal;
+} storm_rec;
+
+static void storm_event(void *ctx, const czk_job_event *ev)
+{
+    storm_rec *r = ctx;
+    pthread_mutex_lock(&r->mu);
+    r->events++;
+    if (ev->type == CZK_EV_DONE || ev->type == CZK_EV_FAILED || ev->type == CZK_EV_CANCELLED)
+        r->terminal++;
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* Cancels racing the workers at every stage: every job ends DONE (with a valid proof) or
+ * CANCELLED, the counters add up, and all memory is back. */
+static void test_cancel_storm(void)
+{
+    char dd[400];
+    new_data_dir(dd, sizeof dd);
+    czk_engine *e = make_engine(dd, 0, 3);
+    if (e == NULL) return;
+    storm_rec rec;
+    memset(&rec, 0, sizeof rec);
+    pthread_mutex_init(&rec.mu, NULL);
+    uint64_t wh = 0;
+    CHECK_STATUS(czk_engine_watch(e, NULL, storm_event, &rec, &wh, NULL), CZK_OK);
+    enum { N = 40 };
+    char ids[N][CZK_JOB_ID_MAX];
+    for (int i = 0; i < N; i++) {
+        czk_job_request req = circom_req(NULL, wtns_good, wtns_good_len,
+                                         (czk_job_priority)(1 + czk_test_rand64() % 4));
+        czk_job_info info;
+        CHECK_STATUS(czk_engine_submit(e, &req, &info, NULL), CZK_OK);
+        snprintf(ids[i], sizeof ids[i], "%s", info.job_id);
+        if (i >= 3 && czk_test_rand64() % 2) {
+            usleep((useconds_t)(czk_test_rand64() % 3000));
+            CHECK_STATUS(czk_engine_cancel(e, ids[czk_test_rand64() % (uint64_t)i], NULL, NULL),
+                         CZK_OK);
+        }
+    }
+    int done = 0, cancelled = 0;
+    for (int i = 0; i < N; i++) {
+        czk_job_info info;
+        CHECK_STATUS(czk_engine_await(e, ids[i], 60000, &info, NULL), CZK_OK);
+        if (info.state == CZK_JOB_DONE) {
+            done++;
+            CHECK(proof_valid(&info));
+        } else {
+            CHECK(info.state == CZK_JOB_CANCELLED && info.proof == NULL);
+            cancelled++;
+        }
+        czk_job_info_clear(&info);
+    }
+    CHECK(done + cancelled == N);
+    czk_engine_status st;
+    CHECK_STATUS(czk_engine_get_status(e, &st, NULL), CZK_OK);
+    CHECK(st.completed == (uint64_t)done && st.cancelled == (uint64_t)cancelled);
+    CHECK(st.pinned_in_use == 0);
+    czk_engine_status_clear(&st);
+    for (int t = 0; t < 200; t++) {
+        pthread_mutex_lock(&rec.mu);
+        int term = rec.terminal;
+        pthread_mutex_unlock(&rec.mu);
+        if (term == N) break;
+        usleep(10000);
+    }
+    czk_engine_unwatch(e, wh);
+    pthread_mutex_lock(&rec.mu);
+    CHECK_MSG(rec.terminal == N, "%d terminal events for %d jobs", rec.terminal, N);
+    CHECK(rec.events >= N * 2);
+    pthread_mutex_unlock(&rec.mu);
+    czk_engine_destroy(e);
+}
+
+/* Idle parameters give way under memory pressure; a pinned limit sends partitions to
+ * ordinary memory without failing them. */
+static void test_evict_under_pressure(void)
+{
+    char src[400], dst[400], cmd[900];
+    snprintf(src, sizeof src, "%s/t1.zkey", param_dir);
+    snprintf(dst, sizeof dst, "%s/t2.zkey", param_dir);
+    snprintf(cmd, sizeof cmd, "cp %s %s", src, dst);
+    CHECK(system(cmd) == 0);
+    char dd[400];
+    new_data_dir(dd, sizeof dd);
+    czk_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.data_dir = dd;
+    cfg.param_dir = param_dir;
+    cfg.gpu_mode = 1;
+    cfg.synthesis_threads = 2;
+    cfg.memory_budget = 1;     /* everything is over budget */
+    cfg.srs_idle_evict_s = 1;  /* idle for a second: evictable */
+    cfg.pinned_limit = 4096;   /* smaller than one partition: the pool cannot grow */
+    czk_engine *e = NULL;
+    czk_err err;
+    CHECK_STATUS(czk_engine_create(&e, &cfg, &err), CZK_OK);
+    if (e == NULL) return;
+    bool already = true;
+    CHECK_STATUS(czk_engine_preload(e, "circom:t1", &already, NULL, &err), CZK_OK);
+    CHECK(!already);
+    usleep(1200000);
+    czk_job_request req = circom_req(NULL, wtns_good, wtns_good_len, CZK_PRIO_NORMAL);
+    req.circuit = "t2";
+    czk_job_info info;
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_OK);
+    CHECK_STATUS(czk_engine_await(e, info.job_id, 60000, &info, &err), CZK_OK);
+    CHECK(info.state == CZK_JOB_DONE && proof_valid(&info));
+    czk_job_info_clear(&info);
+    czk_engine_status st;
+    CHECK_STATUS(czk_engine_get_status(e, &st, &err), CZK_OK);
+    int t1_tier = -1, t2_tier = -1;
+    for (size_t i = 0; i < st.nsrs; i++) {
+        if (strcmp(st.srs[i].circuit_id, "circom:t1") == 0) t1_tier = st.srs[i].tier;
+        if (strcmp(st.srs[i].circuit_id, "circom:t2") == 0) t2_tier = st.srs[i].tier;
+    }
+    CHECK_MSG(t1_tier == 2 && t2_tier == 1, "t1 tier %d, t2 tier %d", t1_tier, t2_tier);
+    CHECK(st.pinned_bytes == 0);
+    czk_engine_status_clear(&st);
+    char *m = czk_engine_metrics_text(e);
+    CHECK(m != NULL && strstr(m, "czk_pinned_fallbacks_total 1\n") != NULL);
+    czk_free(m);
+    /* Evicting parameters a job holds is refused. */
+    czk__engine_pause_provers(e, true);
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_OK);
+    for (int i = 0; i < 500; i++) {
+        czk_job_info one;
+        czk_engine_get(e, info.job_id, false, &one, NULL);
+        if (one.partitions_synthesized == 1) break;
+        usleep(10000);
+    }
+    CHECK_STATUS(czk_engine_evict(e, "circom:t2", NULL, NULL, &err), CZK_EBUSY);
+    czk__engine_pause_provers(e, false);
+    CHECK_STATUS(czk_engine_await(e, info.job_id, 60000, &info, &err), CZK_OK);
+    CHECK(info.state == CZK_JOB_DONE);
+    czk_job_info_clear(&info);
+    bool was = false;
+    CHECK_STATUS(czk_engine_evict(e, "circom:t2", &was, NULL, &err), CZK_OK);
+    CHECK(was);
+    czk_engine_destroy(e);
+    unlink(dst);
+}
+
+int main(void)
+{
+    czk_test_seed();
+    czk_log_set_level(CZK_LOG_ERROR);
+    setup_fixture();
+    RUNW(test_end_to_end);
+    RUNW(test_concurrent_100);
+    RUNW(test_priority);
+    RUNW(test_dedup);
+    RUNW(test_cancel);
+    RUNW(test_restart);
+    RUNW(test_budget_backpressure);
+    RUNW(test_bad_input);
+    RUNW(test_verify_retry_and_fallback);
+    RUNW(test_evict_under_pressure);
+    RUNW(test_cancel_storm);
+    czk_free(wtns_good);
+    czk_free(wtns_bad);
+    czk_free(wtns_short);
+    czk_free(z_good);
+    czk_groth16_vk_free(&vk);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+    return czk_test_finish();
+}

@@ -1,0 +1,144 @@
+/*
+ * A Filecoin job through the engine: a synthetic Winning PoSt 2 KiB (helper B's fixture,
+ * bincode vanilla proof as cuzk's clients send it), czk TEST parameters for the circuit
+ * (czk_fil_test_params_generate, cached in the build tree), submit → synthesis into the
+ * pinned buffers (EVAL mode) → CPU prover → self-verification → proof. The returned proof
+ * is verified here with the generated .vk file read from disk and public inputs computed by
+ * a separate czk_fil_job of the same request; a tampered vanilla proof is refused at submit.
+ */
+#include "czk/alloc.h"
+#include "czk/engine.h"
+#include "czk/fil_job.h"
+#include "czk/groth16.h"
+#include "czk/log.h"
+#include "czk/post.h"
+#include "czk/snap_post_vanilla.h"
+#include "czk_test.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void test_winning_2k(void)
+{
+    czk_err err;
+    char param_dir[512], data_dir[512];
+    /* CZK_TEST_PARAMS shares generated parameters between build trees (sanitizer builds). */
+    const char *pd = getenv("CZK_TEST_PARAMS");
+    snprintf(param_dir, sizeof param_dir, "%s", pd ? pd : CZK_BINARY_DIR "/test-params");
+    snprintf(data_dir, sizeof data_dir, "/tmp/czk-test-engine-fil-%d", (int)getpid());
+    czk_pool *pool = NULL;
+    CHECK_STATUS(czk_pool_create(&pool, 2, &err), CZK_OK);
+    bool generated = false;
+    czk_status st = czk_fil_test_params_generate("winning-2k", param_dir, false, pool, NULL, NULL,
+                                                 &generated, &err);
+    CHECK_MSG(st == CZK_OK, "test parameters: %s", err.msg);
+    if (st != CZK_OK) {
+        czk_pool_destroy(pool);
+        return;
+    }
+    czk_post_fixture *f = NULL;
+    st = czk_post_fixture_create(&f, CZK_POST_StackedDrgWinning2KiBV1, czk_test_rand64(), 1, &err);
+    CHECK_MSG(st == CZK_OK, "fixture: %s", err.msg);
+    if (st != CZK_OK) {
+        czk_pool_destroy(pool);
+        return;
+    }
+    uint8_t *vp = NULL;
+    size_t vl = 0;
+    CHECK_STATUS(czk_post_fallback_proof_write(f->sectors[0].id, f->sectors[0].comm_r,
+                                               f->proofs[0], &vp, &vl, &err),
+                 CZK_OK);
+
+    czk_job_request req;
+    memset(&req, 0, sizeof req);
+    req.kind = CZK_JOB_WINNING;
+    req.registered_proof = CZK_POST_StackedDrgWinning2KiBV1;
+    const uint8_t *vps[1] = {vp};
+    size_t vls[1] = {vl};
+    req.vanilla_proofs = vps;
+    req.vanilla_proof_lens = vls;
+    req.n_vanilla_proofs = 1;
+    req.miner_id = f->miner_id;
+    req.randomness = f->randomness;
+    req.randomness_len = 32;
+
+    czk_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.data_dir = data_dir;
+    cfg.param_dir = param_dir;
+    cfg.gpu_mode = 1;
+    cfg.synthesis_threads = 2;
+    czk_engine *e = NULL;
+    CHECK_STATUS(czk_engine_create(&e, &cfg, &err), CZK_OK);
+    if (e == NULL) goto out;
+    czk_job_info info;
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_OK);
+    CHECK(info.priority == CZK_PRIO_CRITICAL); /* Winning's default */
+    CHECK(strcmp(info.circuit_id, "winning-2k") == 0);
+    CHECK(info.partitions == 1);
+    CHECK_STATUS(czk_engine_await(e, info.job_id, 300000, &info, &err), CZK_OK);
+    CHECK_MSG(info.state == CZK_JOB_DONE, "state %s: %s", czk_job_state_name(info.state),
+              info.error_message);
+    if (info.state == CZK_JOB_DONE) {
+        /* Verify with the .vk from disk and inputs from a separate job object. */
+        czk_fil_job_input in;
+        memset(&in, 0, sizeof in);
+        in.kind = CZK_FIL_WINNING;
+        in.registered_proof = req.registered_proof;
+        in.vanilla_proofs = vps;
+        in.vanilla_proof_lens = vls;
+        in.n_vanilla_proofs = 1;
+        in.miner_id = req.miner_id;
+        in.randomness = req.randomness;
+        in.randomness_len = 32;
+        czk_fil_job *fj = NULL;
+        CHECK_STATUS(czk_fil_job_create(&fj, &in, &err), CZK_OK);
+        char vk_path[700];
+        snprintf(vk_path, sizeof vk_path, "%s/%s.vk", param_dir, czk_fil_job_params_name(fj));
+        czk_groth16_vk vk;
+        CHECK_STATUS(czk_groth16_vk_read_file(&vk, vk_path, &err), CZK_OK);
+        size_t npub = vk.ic_len - 1, got = 0;
+        czk_fr *pub = czk_malloc(npub * sizeof *pub);
+        CHECK_STATUS(czk_fil_job_public_inputs(fj, 0, pub, npub, &got, &err), CZK_OK);
+        CHECK(got == npub);
+        czk_groth16_proof proof;
+        CHECK(info.proof_len == CZK_GROTH16_PROOF_SIZE);
+        CHECK_STATUS(czk_groth16_proof_read(&proof, info.proof, &err), CZK_OK);
+        czk_groth16_pvk pvk;
+        czk_groth16_prepare_vk(&pvk, &vk);
+        CHECK_STATUS(czk_groth16_verify(&pvk, &proof, pub, npub, &err), CZK_OK);
+        /* And not for other inputs. */
+        czk_fr_add(&pub[0], &pub[0], &CZK_FR_ONE);
+        CHECK_STATUS(czk_groth16_verify(&pvk, &proof, pub, npub, &err), CZK_EVERIFY);
+        czk_free(pub);
+        czk_groth16_vk_free(&vk);
+        czk_fil_job_destroy(fj);
+    }
+    czk_job_info_clear(&info);
+
+    /* A vanilla proof with a flipped byte in a Merkle path: refused at submit. */
+    uint8_t *bad = czk_malloc(vl);
+    memcpy(bad, vp, vl);
+    bad[vl - 40] ^= 0x55;
+    vps[0] = bad;
+    st = czk_engine_submit(e, &req, &info, &err);
+    CHECK_MSG(st != CZK_OK && strstr(err.msg, "vanilla_proofs") != NULL, "%s: %s",
+              czk_status_name(st), err.msg);
+    czk_free(bad);
+    czk_engine_destroy(e);
+out:
+    czk_free(vp);
+    czk_post_fixture_destroy(f);
+    czk_pool_destroy(pool);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", data_dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", data_dir);
+}
+
+int main(void)
+{
+    czk_test_seed();
+    czk_log_set_level(CZK_LOG_ERROR);
+    RUN(test_winning_2k);
+    return czk_test_finish();
+}
