@@ -8,7 +8,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 apt_pkgs=(build-essential cmake pkg-config git ca-certificates
           libssl-dev libjansson-dev libuv1-dev libjemalloc-dev libsqlite3-dev
           libprotobuf-c-dev protobuf-c-compiler libgrpc-dev
-          libinih-dev libhttp-parser-dev grpc-proto)
+          libinih-dev libhttp-parser-dev grpc-proto
+          clang libclang-rt-14-dev) # clang: the libFuzzer targets of the test run
 command -v node >/dev/null 2>&1 || apt_pkgs+=(nodejs)
 command -v npm >/dev/null 2>&1 || apt_pkgs+=(npm)
 
