@@ -261,9 +261,9 @@ typedef struct czk_engine_status {
 CZK_API czk_status czk_engine_get_status(czk_engine *e, czk_engine_status *out, czk_err *err);
 CZK_API void czk_engine_status_clear(czk_engine_status *st);
 
-/** `/status` JSON: engine status plus every live job and its partitions (malloc'd). */
+/** `/status` JSON: engine status plus every live job and its partitions (free with czk_free). */
 CZK_API char *czk_engine_status_json(czk_engine *e);
-/** Prometheus text exposition of the engine's metrics (malloc'd; the server appends its own). */
+/** Prometheus text of the engine's metrics (free with czk_free; the server appends its own). */
 CZK_API char *czk_engine_metrics_text(czk_engine *e);
 
 /** Load a parameter set now ("porep-32g", "circom:NAME"); already_loaded if it was. */

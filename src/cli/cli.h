@@ -30,4 +30,7 @@ int czk_fixture_post_main(int argc, char **argv, bool winning);
  * argv[0] is the command; talks to czkd over gRPC. */
 int czk_cli_client(int argc, char **argv);
 
+/* czk timeline (czk_timeline.c): czkd's event log or a live daemon as an SVG waterfall. */
+int czk_cli_timeline(int argc, char **argv);
+
 #endif

@@ -25,7 +25,7 @@ static const struct czk_cli_cmd {
     {"comm-d", czk_cli_comm_d, "print the comm_d (unsealed CID) of an all-zero sector"},
     {"seal", czk_cli_seal, "seal a sector of up to 512 MiB on the CPU (SDR labels, tree_c, tree_r_last, comm_r)"},
     {"fixture", czk_cli_fixture, "write a synthetic TEST C1 / vanilla proof for any sector size (porep, snap, wpost, winning)"},
-    {"vanilla-verify", czk_cli_vanilla_verify, "check a C1 output (JSON or cuzk envelope): structure and every Merkle path"},
+    {"vanilla-verify", czk_cli_vanilla_verify, "check a vanilla proof before proving: PoRep C1/envelope, SnapDeals, Window/Winning PoSt (JSON or bincode)"},
     {"circuit-info", czk_cli_circuit_info, "print the size of a Filecoin proof circuit (one partition)"},
     {"submit", czk_cli_client, "daemon: queue a job on czkd (circom, porep, snap, wpost, winning)"},
     {"await", czk_cli_client, "daemon: wait for a job and fetch its proof"},
@@ -37,6 +37,7 @@ static const struct czk_cli_cmd {
     {"metrics", czk_cli_client, "daemon: Prometheus metrics"},
     {"preload", czk_cli_client, "daemon: load a parameter set now"},
     {"evict", czk_cli_client, "daemon: drop a parameter set from memory"},
+    {"timeline", czk_cli_timeline, "draw a run as an SVG waterfall (czkd's timeline.jsonl or a live daemon)"},
     {"version", cmd_version, "print the version and build configuration"},
     {"help", cmd_help, "list the commands"},
 };

@@ -6,6 +6,7 @@
  */
 #include "czk/alloc.h"
 #include "czk/engine.h"
+#include "czk/fil_job.h"
 #include "cli.h"
 #include "server.h"
 
@@ -23,6 +24,7 @@
 typedef struct copts {
     czk_client_opts conn;
     const char *kind, *circuit, *wtns, *c1, *request_id, *priority, *proof_out, *state, *fixture;
+    const char *public_out;
     const char *vanilla[256];
     size_t nvanilla;
     const char *randomness, *comm_r_old, *comm_r_new, *comm_d_new;
@@ -57,7 +59,10 @@ static void usage(FILE *f, const char *cmd)
             "             [--randomness HEX] [--partition N] [--comm-r-old HEX --comm-r-new HEX\n"
             "             --comm-d-new HEX] [--sector-size SIZE]\n"
             "  or:        --fixture FILE: a request as `czk fixture snap|wpost|winning` writes it\n"
-            "             (JSON, field names as cuzk.v1 SubmitProofRequest; flags override it)\n",
+            "             (JSON, field names as cuzk.v1 SubmitProofRequest; flags override it)\n"
+            "  Filecoin kinds, submit and run-job: --public-out FILE writes the job's public\n"
+            "  inputs, computed here from the request (32-byte little-endian values, what\n"
+            "  `czk verify --public` reads); FILE.0, FILE.1, ... when there are several partitions\n",
             cmd);
 }
 
@@ -122,7 +127,7 @@ enum {
     O_ADDR = 256, O_TOKEN, O_TOKEN_FILE, O_TLS_CA, O_TLS_CERT, O_TLS_KEY, O_TLS_NAME, O_KIND,
     O_CIRCUIT, O_WTNS, O_C1, O_VANILLA, O_REQID, O_PRIO, O_PROOF_OUT, O_TIMEOUT, O_STATE, O_LIMIT,
     O_ALL, O_SECTOR_SIZE, O_REGPROOF, O_SECTOR_NUM, O_MINER, O_PARTITION, O_RAND, O_CRO,
-    O_CRN, O_CDN, O_FIXTURE,
+    O_CRN, O_CDN, O_FIXTURE, O_PUBLIC_OUT,
 };
 
 static const struct option long_opts[] = {
@@ -155,6 +160,7 @@ static const struct option long_opts[] = {
     {"comm-r-new", required_argument, NULL, O_CRN},
     {"comm-d-new", required_argument, NULL, O_CDN},
     {"fixture", required_argument, NULL, O_FIXTURE},
+    {"public-out", required_argument, NULL, O_PUBLIC_OUT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -190,6 +196,7 @@ static int parse_opts(int argc, char **argv, copts *o)
         case O_WTNS: o->wtns = optarg; break;
         case O_C1: o->c1 = optarg; break;
         case O_FIXTURE: o->fixture = optarg; break;
+        case O_PUBLIC_OUT: o->public_out = optarg; break;
         case O_VANILLA:
             if (o->nvanilla == sizeof o->vanilla / sizeof o->vanilla[0]) {
                 fprintf(stderr, "czk: too many --vanilla files\n");
@@ -410,6 +417,97 @@ static void free_submit(Czk__V1__SubmitRequest *s, Cuzk__V1__SubmitProofRequest 
     free_bin(&f->comm_d_new);
 }
 
+/*
+ * --public-out: the public inputs of every partition, recomputed in this process from the
+ * request through czk_fil_job (the same code path as the daemon's, but none of its state),
+ * so that `czk verify` can check the daemon's proof against inputs the daemon did not
+ * supply. Written before the job is submitted: a request that does not parse here fails
+ * without reaching the daemon.
+ */
+static bool write_public_inputs(const Cuzk__V1__SubmitProofRequest *f, const char *path)
+{
+    czk_fil_job_input in;
+    memset(&in, 0, sizeof in);
+    in.kind = (czk_fil_kind)f->proof_kind;
+    in.registered_proof = f->registered_proof;
+    in.sector_size = f->sector_size;
+    in.vanilla_proof = f->vanilla_proof.data;
+    in.vanilla_proof_len = f->vanilla_proof.len;
+    const uint8_t **bufs = czk_calloc(f->n_vanilla_proofs + 1, sizeof *bufs);
+    size_t *lens = czk_calloc(f->n_vanilla_proofs + 1, sizeof *lens);
+    if (!bufs || !lens) {
+        czk_free(bufs);
+        czk_free(lens);
+        fprintf(stderr, "czk: --public-out: out of memory\n");
+        return false;
+    }
+    for (size_t i = 0; i < f->n_vanilla_proofs; i++) {
+        bufs[i] = f->vanilla_proofs[i].data;
+        lens[i] = f->vanilla_proofs[i].len;
+    }
+    in.vanilla_proofs = bufs;
+    in.vanilla_proof_lens = lens;
+    in.n_vanilla_proofs = f->n_vanilla_proofs;
+    in.sector_number = f->sector_number;
+    in.miner_id = f->miner_id;
+    in.randomness = f->randomness.data;
+    in.randomness_len = f->randomness.len;
+    in.partition_index = f->partition_index;
+    in.comm_r_old = f->comm_r_old.data;
+    in.comm_r_old_len = f->comm_r_old.len;
+    in.comm_r_new = f->comm_r_new.data;
+    in.comm_r_new_len = f->comm_r_new.len;
+    in.comm_d_new = f->comm_d_new.data;
+    in.comm_d_new_len = f->comm_d_new.len;
+
+    czk_err err;
+    czk_err_clear(&err);
+    czk_fil_job *j = NULL;
+    czk_fr *x = NULL;
+    uint8_t *bytes = NULL;
+    bool ok = false;
+    if (czk_fil_job_create(&j, &in, &err) != CZK_OK) {
+        fprintf(stderr, "czk: --public-out: %s\n", err.msg);
+        goto out;
+    }
+    size_t parts = czk_fil_job_partitions(j), n = 0;
+    /* A first call with no room only reports the count. */
+    czk_fil_job_public_inputs(j, 0, NULL, 0, &n, &err);
+    x = czk_calloc(n + 1, sizeof *x);
+    bytes = czk_malloc(32 * n + 1);
+    if (!x || !bytes) {
+        fprintf(stderr, "czk: --public-out: out of memory\n");
+        goto out;
+    }
+    for (size_t p = 0; p < parts; p++) {
+        if (czk_fil_job_public_inputs(j, p, x, n, &n, &err) != CZK_OK) {
+            fprintf(stderr, "czk: --public-out: %s\n", err.msg);
+            goto out;
+        }
+        for (size_t i = 0; i < n; i++) czk_fr_to_bytes_le(bytes + 32 * i, &x[i]);
+        char name[4096];
+        if (parts == 1) snprintf(name, sizeof name, "%s", path);
+        else snprintf(name, sizeof name, "%s.%zu", path, p);
+        FILE *o = fopen(name, "wb");
+        bool wrote = o && fwrite(bytes, 1, 32 * n, o) == 32 * n;
+        if (o && fclose(o) != 0) wrote = false;
+        if (!wrote) {
+            fprintf(stderr, "czk: %s: cannot write\n", name);
+            goto out;
+        }
+    }
+    fprintf(stderr, "czk: public inputs of %s: %zu partition(s) of %zu inputs -> %s%s\n",
+            czk_fil_job_circuit_id(j), parts, n, path, parts == 1 ? "" : ".N");
+    ok = true;
+out:
+    czk_free(x);
+    czk_free(bytes);
+    czk_fil_job_destroy(j);
+    czk_free(bufs);
+    czk_free(lens);
+    return ok;
+}
+
 static int finish_await(const copts *o, Czk__V1__AwaitResponse *a)
 {
     if (!a->job) {
@@ -527,6 +625,19 @@ int czk_cli_client(int argc, char **argv)
         if (!build_submit(&o, &s, &f)) {
             free_submit(&s, &f);
             goto out;
+        }
+        if (o.public_out) {
+            if (s.kind == CZK__V1__KIND__CIRCOM || !s.filecoin) {
+                fprintf(stderr, "czk: --public-out is for Filecoin jobs (circom: `czk prove` "
+                                "writes public.json)\n");
+                free_submit(&s, &f);
+                goto out;
+            }
+            /* A request that does not parse here is bad input: exit 2, as for usage. */
+            if (!write_public_inputs(&f, o.public_out)) {
+                free_submit(&s, &f);
+                goto out;
+            }
         }
         if (!strcmp(cmd, "submit")) {
             code = czk__client_unary(cl, "/czk.v1.Czk/Submit", &s.base, &czk__v1__submit_response__descriptor,

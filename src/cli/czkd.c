@@ -210,6 +210,20 @@ int main(int argc, char **argv)
         CZK_LOG_ERROR("cannot start the engine", "error=%s detail=\"%s\"", czk_status_name(err.status), err.msg);
         goto out;
     }
+    /* The timeline starts before the server so that it sees the jobs the journal
+     * re-queued; failing to open it is a warning, since proving does not need it. */
+    czk_timeline *timeline = NULL;
+    if (cfg.timeline_enabled) {
+        char tpath[4096];
+        if (cfg.timeline_path[0])
+            snprintf(tpath, sizeof tpath, "%s", cfg.timeline_path);
+        else
+            snprintf(tpath, sizeof tpath, "%s/timeline.jsonl", cfg.data_dir[0] ? cfg.data_dir : "./czk-data");
+        czk_err terr;
+        if (czk__timeline_start(&timeline, engine, tpath, cfg.timeline_max_size,
+                                (unsigned)cfg.timeline_keep, &terr) != CZK_OK)
+            CZK_LOG_WARN("timeline off", "error=%s detail=\"%s\"", czk_status_name(terr.status), terr.msg);
+    }
     static daemon_state d;
     uv_loop_init(&d.loop);
     d.grace_ms = cfg.drain_grace_ms;
@@ -222,6 +236,7 @@ int main(int argc, char **argv)
             czk__server_free(d.srv);
         }
         uv_loop_close(&d.loop);
+        czk__timeline_stop(timeline);
         goto out;
     }
     uv_signal_init(&d.loop, &d.sigterm);
@@ -244,6 +259,7 @@ int main(int argc, char **argv)
     CZK_LOG_INFO("czkd ready", "version=%s pid=%ld", czk_version(), (long)getpid());
     uv_run(&d.loop, UV_RUN_DEFAULT);
     uv_loop_close(&d.loop);
+    czk__timeline_stop(timeline);
     czk_engine_destroy(engine);
     engine = NULL;
     czk__server_free(d.srv);

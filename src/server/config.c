@@ -94,6 +94,15 @@ static const opt opts[] = {
     {"tls", "key", T_STR, O(tls_key), "", 0, 0, "PEM private key of the certificate"},
     {"tls", "client_ca", T_STR, O(tls_client_ca), "", 0, 0,
      "PEM CA bundle: clients must present a certificate it signed (mTLS)"},
+    {"timeline", "enabled", T_BOOL, O(timeline_enabled), "true", 0, 0,
+     "write every engine event (queued, per-partition synthesis and prover spans, done) as a "
+     "JSON line, for `czk timeline` to draw"},
+    {"timeline", "path", T_STR, O(timeline_path), "", 0, 0,
+     "the event log; empty = <data_dir>/timeline.jsonl"},
+    {"timeline", "max_size", T_BYTES, O(timeline_max_size), "64MiB", 4096, U64MAX,
+     "rotate the event log when it passes this size (a 32 GiB PoRep job writes about 6 KiB: 45 lines)"},
+    {"timeline", "keep", T_U64, O(timeline_keep), "3", 0, 100,
+     "rotated event logs kept (timeline.jsonl.1 is the newest)"},
 };
 #define NOPTS (sizeof opts / sizeof opts[0])
 

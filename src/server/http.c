@@ -93,7 +93,7 @@ static void route(conn *c)
         char *j = czk_engine_status_json(czk__server_engine(s));
         respond(c, j ? 200 : 500, j ? "OK" : "Internal Server Error", "application/json",
                 j ? j : "{}");
-        free(j);
+        czk_free(j); /* the engine's strings are czk_malloc'd */
     } else if (!strcmp(c->url, "/healthz")) {
         if (czk__server_serving(s)) respond(c, 200, "OK", "text/plain", "ok\n");
         else respond(c, 503, "Service Unavailable", "text/plain", "not serving\n");

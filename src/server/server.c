@@ -1660,7 +1660,7 @@ char *czk__server_all_metrics(czk_server *s)
         if (b) memcpy(out + a, own, b);
         out[a + b] = 0;
     }
-    free(eng);
+    czk_free(eng); /* czk_malloc'd by the engine */
     free(own);
     return out;
 }

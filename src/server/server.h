@@ -60,6 +60,11 @@ typedef struct czk_daemon_config {
     char *tls_cert;
     char *tls_key;
     char *tls_client_ca;   /* set: mTLS, clients must present a certificate it signed */
+    /* [timeline] */
+    bool timeline_enabled;
+    char *timeline_path;   /* "" = <data_dir>/timeline.jsonl */
+    uint64_t timeline_max_size;
+    uint64_t timeline_keep;
 } czk_daemon_config;
 
 /** Every option at its default. */
@@ -140,6 +145,21 @@ czk_status czk__http_start(czk_http **out, czk_server *srv, struct uv_loop_s *lo
                            const char *addr, int *port, czk_err *err);
 /** Close the listener and open connections (handles close on the loop's next turns). */
 void czk__http_stop(czk_http *h);
+
+/* ----------------------------------------------------------------------------------- */
+/* Timeline writer (timeline.c)                                                          */
+/* ----------------------------------------------------------------------------------- */
+
+typedef struct czk_timeline czk_timeline;
+/**
+ * Write every engine event as a JSON line to `path` (appending), rotating to path.1 ..
+ * path.<keep> when the file passes max_size bytes. Events are buffered and written by a
+ * thread of its own, so the engine never waits for the disk. Errors name the path.
+ */
+czk_status czk__timeline_start(czk_timeline **out, czk_engine *engine, const char *path,
+                               uint64_t max_size, unsigned keep, czk_err *err);
+/** Stop watching, write what is buffered, close the file (NULL: nothing). */
+void czk__timeline_stop(czk_timeline *t);
 
 /* ----------------------------------------------------------------------------------- */
 /* Reflection index (reflection.c)                                                        */
