@@ -9,6 +9,7 @@
  */
 #include "czk/alloc.h"
 #include "czk/engine.h"
+#include "czk/gpu.h"
 #include "czk/groth16.h"
 #include "czk/log.h"
 #include "czk_test.h"
@@ -147,6 +148,28 @@ static void setup_fixture(void)
     czk_r1cs_free(&r);
 }
 
+/* The prover backend the tests run: the GPU when one is present (then it is required, so
+ * a GPU machine exercises the engine's GPU path and cannot fall back silently), the CPU
+ * otherwise. */
+static int test_gpu_mode(void)
+{
+    return czk_gpu_count() > 0 ? 2 : 1;
+}
+
+static const char *test_backend(void)
+{
+    return czk_gpu_count() > 0 ? "gpu0" : "cpu";
+}
+
+/* Tier of a loaded parameter set: HOT (device memory) with a GPU, WARM (host) without. */
+static int test_loaded_tier(void)
+{
+    return czk_gpu_count() > 0 ? 0 : 1;
+}
+
+/* Prover workers per GPU for the next make_engine (0: the default, 2). */
+static unsigned test_workers_per_device;
+
 static czk_engine *make_engine(const char *data_dir, uint64_t budget, unsigned synth_workers)
 {
     czk_engine_config cfg;
@@ -156,7 +179,8 @@ static czk_engine *make_engine(const char *data_dir, uint64_t budget, unsigned s
     cfg.memory_budget = budget;
     cfg.synthesis_threads = 2;
     cfg.synthesis_workers = synth_workers;
-    cfg.gpu_mode = 1;
+    cfg.gpu_mode = test_gpu_mode();
+    cfg.gpu_workers_per_device = test_workers_per_device;
     czk_engine *e = NULL;
     czk_err err;
     czk_status st = czk_engine_create(&e, &cfg, &err);
@@ -247,7 +271,7 @@ static void test_end_to_end(void)
     CHECK(fin.state == CZK_JOB_DONE);
     CHECK_MSG(proof_valid(&fin), "the returned proof does not verify against the setup's key");
     CHECK(fin.partitions == 1 && fin.partitions_proved == 1);
-    CHECK(strcmp(fin.assigned_gpu, "cpu") == 0);
+    CHECK_MSG(strcmp(fin.assigned_gpu, test_backend()) == 0, "proved on %s", fin.assigned_gpu);
     czk_job_info_clear(&fin);
     /* Callbacks arrive on the event thread: give it a moment. */
     for (int i = 0; i < 200; i++) {
@@ -308,13 +332,14 @@ static void test_end_to_end(void)
     json_t *root = js ? json_loads(js, 0, &jerr) : NULL;
     CHECK(root != NULL);
     CHECK(json_integer_value(json_object_get(json_object_get(root, "counters"), "completed")) == 1);
-    CHECK(strcmp(json_string_value(json_object_get(root, "backend")), "cpu") == 0);
+    CHECK(strcmp(json_string_value(json_object_get(root, "backend")),
+                 czk_gpu_count() > 0 ? "gpu" : "cpu") == 0);
     json_decref(root);
     czk_free(js);
     czk_engine_status st;
     CHECK_STATUS(czk_engine_get_status(e, &st, &err), CZK_OK);
     CHECK(st.completed == 1 && st.ready && !st.draining && st.nsrs == 1);
-    CHECK(st.nsrs == 1 && st.srs[0].tier == 1 && st.srs[0].size_bytes > 0);
+    CHECK(st.nsrs == 1 && st.srs[0].tier == test_loaded_tier() && st.srs[0].size_bytes > 0);
     CHECK(st.queues[4].kind == CZK_JOB_CIRCOM && st.queues[4].pending == 0);
     czk_engine_status_clear(&st);
 
@@ -423,7 +448,11 @@ static void test_priority(void)
 {
     char dd[400];
     new_data_dir(dd, sizeof dd);
+    /* One prover, so that completion order is dispatch order (with a GPU, two workers
+     * share the device and their completions may cross). */
+    test_workers_per_device = 1;
     czk_engine *e = make_engine(dd, 0, 2);
+    test_workers_per_device = 0;
     if (e == NULL) return;
     order_rec rec;
     memset(&rec, 0, sizeof rec);
@@ -613,7 +642,7 @@ static void test_restart(void)
     memset(&cfg2, 0, sizeof cfg2);
     cfg2.data_dir = dd;
     cfg2.param_dir = param_dir;
-    cfg2.gpu_mode = 1;
+    cfg2.gpu_mode = test_gpu_mode();
     CHECK_STATUS(czk_engine_create(&e2, &cfg2, &err), CZK_EBUSY);
     CHECK(e2 == NULL && strstr(err.msg, dd) != NULL);
     CHECK_STATUS(czk_engine_await(e, done.job_id, 60000, &info, &err), CZK_OK);
@@ -845,7 +874,7 @@ static void test_verify_retry_and_fallback(void)
     memset(&cfg, 0, sizeof cfg);
     cfg.data_dir = dd;
     cfg.param_dir = param_dir;
-    cfg.gpu_mode = 1;
+    cfg.gpu_mode = test_gpu_mode();
     cfg.synthesis_threads = 2;
     cfg.pageable_buffers = true;
     CHECK_STATUS(czk_engine_create(&e, &cfg, &err), CZK_OK);
@@ -964,7 +993,7 @@ static void test_evict_under_pressure(void)
     memset(&cfg, 0, sizeof cfg);
     cfg.data_dir = dd;
     cfg.param_dir = param_dir;
-    cfg.gpu_mode = 1;
+    cfg.gpu_mode = test_gpu_mode();
     cfg.synthesis_threads = 2;
     cfg.memory_budget = 1;     /* everything is over budget */
     cfg.srs_idle_evict_s = 1;  /* idle for a second: evictable */
@@ -991,7 +1020,8 @@ static void test_evict_under_pressure(void)
         if (strcmp(st.srs[i].circuit_id, "circom:t1") == 0) t1_tier = st.srs[i].tier;
         if (strcmp(st.srs[i].circuit_id, "circom:t2") == 0) t2_tier = st.srs[i].tier;
     }
-    CHECK_MSG(t1_tier == 2 && t2_tier == 1, "t1 tier %d, t2 tier %d", t1_tier, t2_tier);
+    CHECK_MSG(t1_tier == 2 && t2_tier == test_loaded_tier(), "t1 tier %d, t2 tier %d", t1_tier,
+              t2_tier);
     CHECK(st.pinned_bytes == 0);
     czk_engine_status_clear(&st);
     char *m = czk_engine_metrics_text(e);

@@ -8,6 +8,7 @@
  */
 #include "czk/alloc.h"
 #include "czk/engine.h"
+#include "czk/gpu.h"
 #include "czk/fil_job.h"
 #include "czk/groth16.h"
 #include "czk/log.h"
@@ -66,7 +67,7 @@ static void test_winning_2k(void)
     memset(&cfg, 0, sizeof cfg);
     cfg.data_dir = data_dir;
     cfg.param_dir = param_dir;
-    cfg.gpu_mode = 1;
+    cfg.gpu_mode = czk_gpu_count() > 0 ? 2 : 1; /* the GPU path where there is one */
     cfg.synthesis_threads = 2;
     czk_engine *e = NULL;
     CHECK_STATUS(czk_engine_create(&e, &cfg, &err), CZK_OK);
@@ -79,6 +80,8 @@ static void test_winning_2k(void)
     CHECK_STATUS(czk_engine_await(e, info.job_id, 300000, &info, &err), CZK_OK);
     CHECK_MSG(info.state == CZK_JOB_DONE, "state %s: %s", czk_job_state_name(info.state),
               info.error_message);
+    CHECK_MSG(strcmp(info.assigned_gpu, czk_gpu_count() > 0 ? "gpu0" : "cpu") == 0,
+              "proved on %s", info.assigned_gpu);
     if (info.state == CZK_JOB_DONE) {
         /* Verify with the .vk from disk and inputs from a separate job object. */
         czk_fil_job_input in;
