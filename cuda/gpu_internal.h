@@ -56,6 +56,15 @@ czk_status czk__gpu_eval(int gpu, czk__gpu_op op, void *out, const void *a, cons
 czk_status czk__gpu_ff_mul_rate(int gpu, int field, unsigned reps, double *muls_per_s,
                                 czk_err *err);
 
+#ifdef __CUDACC__
+/**
+ * The per-device stream-ordered memory pool (cuda/msm.cu) that the MSM and the partition
+ * prover allocate their scratch from; it keeps its memory between calls until
+ * czk_gpu_msm_trim.
+ */
+czk_status czk__gpu_mem_pool(int gpu, cudaMemPool_t *out, czk_err *err);
+#endif
+
 /** Device address of the first point of a bases handle (cuda/msm.cu; for cuda/prove.cu). */
 const void *czk__gpu_bases_dev(const czk_gpu_bases *b);
 

@@ -220,9 +220,12 @@ constexpr int MAX_GPUS = 64;
 pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 cudaMemPool_t pools[MAX_GPUS];
 
-/* The per-device scratch pool: stream-ordered allocations that keep their memory between
- * calls (release threshold: unlimited), so a steady stream of MSMs maps memory once. */
-czk_status get_pool(int gpu, cudaMemPool_t *out, czk_err *err)
+} // namespace
+
+/* The per-device scratch pool, shared by the MSM and the partition prover (cuda/prove.cu):
+ * stream-ordered allocations that keep their memory between calls (release threshold:
+ * unlimited), so a steady stream of MSMs and proofs maps memory once. */
+extern "C" czk_status czk__gpu_mem_pool(int gpu, cudaMemPool_t *out, czk_err *err)
 {
     if (gpu < 0 || gpu >= MAX_GPUS) return czk_err_set(err, CZK_EINVAL, "GPU %d out of range", gpu);
     pthread_mutex_lock(&pool_lock);
@@ -252,6 +255,8 @@ czk_status get_pool(int gpu, cudaMemPool_t *out, czk_err *err)
     pthread_mutex_unlock(&pool_lock);
     return CZK_OK;
 }
+
+namespace {
 
 czk_status select_gpu(int gpu, czk_err *err)
 {
@@ -284,7 +289,7 @@ struct scratch {
     czk_status init(int gpu, czk_err *err)
     {
         TRY_STATUS(select_gpu(gpu, err));
-        TRY_STATUS(get_pool(gpu, &pool, err));
+        TRY_STATUS(czk__gpu_mem_pool(gpu, &pool, err));
         TRY(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
         TRY(cudaEventCreate(&ev0));
         TRY(cudaEventCreate(&ev1));

@@ -182,45 +182,9 @@ unsigned ew_blocks(size_t n)
     return b < EW_BLOCKS_MAX ? (unsigned)b : EW_BLOCKS_MAX;
 }
 
-/* ------------------------------------------------------------------------------------ */
-/* Device memory: a per-GPU stream-ordered pool that keeps its memory between proofs     */
-/* ------------------------------------------------------------------------------------ */
-
-constexpr int MAX_GPUS = 64;
-pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-cudaMemPool_t pools[MAX_GPUS];
-
-czk_status get_pool(int gpu, cudaMemPool_t *out, czk_err *err)
-{
-    if (gpu < 0 || gpu >= MAX_GPUS) return czk_err_set(err, CZK_EINVAL, "GPU %d out of range", gpu);
-    pthread_mutex_lock(&pool_lock);
-    if (pools[gpu] == nullptr) {
-        cudaMemPoolProps props;
-        memset(&props, 0, sizeof props);
-        props.allocType = cudaMemAllocationTypePinned;
-        props.location.type = cudaMemLocationTypeDevice;
-        props.location.id = gpu;
-        cudaMemPool_t p;
-        cudaError_t e = cudaMemPoolCreate(&p, &props);
-        if (e == cudaSuccess) {
-            /* Keep the memory between proofs: a partition prover runs back to back, and
-             * mapping 17 GB again for every 2^27 partition would cost time. */
-            uint64_t thr = UINT64_MAX;
-            e = cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold, &thr);
-            if (e == cudaSuccess)
-                pools[gpu] = p;
-            else
-                cudaMemPoolDestroy(p);
-        }
-        if (e != cudaSuccess) {
-            pthread_mutex_unlock(&pool_lock);
-            return cuda_fail(err, e, "cudaMemPoolCreate", __FILE__, __LINE__);
-        }
-    }
-    *out = pools[gpu];
-    pthread_mutex_unlock(&pool_lock);
-    return CZK_OK;
-}
+/* Device memory: the per-GPU stream-ordered pool of cuda/msm.cu (czk__gpu_mem_pool), which
+ * keeps its memory between calls: a partition prover runs back to back, and mapping 17 GB
+ * again for every 2^27 partition would cost time. */
 
 /* ------------------------------------------------------------------------------------ */
 /* B_G2 on the CPU, concurrently with the GPU                                            */
@@ -566,7 +530,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     prove_state ps;
     ps.gpu = gpu;
     TRY_STATUS(select_gpu(gpu, err));
-    TRY_STATUS(get_pool(gpu, &ps.pool, err));
+    TRY_STATUS(czk__gpu_mem_pool(gpu, &ps.pool, err));
     /* The transforms lead to the H MSM, the longest chain: their stream gets the highest
      * priority, so the witness MSMs beside them take the SMs they leave idle. */
     int prio_least = 0, prio_greatest = 0;

@@ -285,6 +285,28 @@ CZK_API czk_status czk_gpu_prove_ex(czk_groth16_proof *out, int gpu,
                                     const czk_gpu_prove_opts *opts, czk_groth16_timings *t,
                                     czk_gpu_prove_stats *stats, czk_err *err);
 
+/* ------------------------------------------------------------------------------------ */
+/* Fixed-base multiplication of the generators (cuda/fixed_base.cu)                     */
+/* ------------------------------------------------------------------------------------ */
+
+/**
+ * out[i] = k[i]·G for the standard generator G of G1 (or G2), i < n, in affine form with
+ * the CPU library's encoding (a zero scalar gives infinity, (0, 0)); the result is the same
+ * as the CPU's. For generating test parameters. Host arrays; n may exceed device memory
+ * (it is processed in chunks). A window table of the generator (2.6 MB for G1, 5.1 MB for
+ * G2) is built on the first call per GPU and kept until the process exits; the working
+ * memory (about 0.5 GB page-locked and 1 GB on the device at most) is kept between calls
+ * until czk_gpu_fixed_base_release. Concurrent calls on one GPU take turns.
+ * CZK_ENOGPU without a usable GPU, CZK_ERESOURCE when device or pinned memory runs out,
+ * CZK_ECUDA for other CUDA failures.
+ */
+CZK_API czk_status czk_gpu_g1s_fixed_base(int gpu, czk_g1_affine *out, const czk_fr *k,
+                                          size_t n, czk_err *err);
+CZK_API czk_status czk_gpu_g2s_fixed_base(int gpu, czk_g2_affine *out, const czk_fr *k,
+                                          size_t n, czk_err *err);
+/** Free the working memory the fixed-base calls keep for GPU `gpu` (none may be running). */
+CZK_API void czk_gpu_fixed_base_release(int gpu);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,7 +4,12 @@
  * the sum of one table entry per non-zero window. Work is split into chunks of points
  * whose Jacobian results share one batch inversion on the way to affine.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "czk/alloc.h"
+#include "czk/gpu.h"
+#include "czk/log.h"
 #include "groth16/fixed_base.h"
 
 #define CHUNK 1024
@@ -139,10 +144,76 @@ void czk__progress_add(czk__progress *pr, uint64_t n)
     if (pr->fn) pr->fn(pr->ctx, pr->done, pr->total);
 }
 
+/*
+ * GPU dispatch. CZK_SETUP_GPU=0 keeps everything on the CPU, CZK_SETUP_GPU=1 sends every
+ * call to GPU 0 (tests use it on small circuits); unset, calls of at least GPU_MIN_N points
+ * go to GPU 0 when there is one, since below that the CPU finishes before the GPU's setup
+ * (streams, pinned staging, the first call's table) has paid off.
+ */
+#define GPU_MIN_N ((size_t)1 << 14)
+/* Points per GPU call: one progress step each (a few tenths of a second on an H200). */
+#define GPU_ROUND ((size_t)1 << 22)
+
+static bool use_gpu(size_t n)
+{
+    const char *e = getenv("CZK_SETUP_GPU");
+    if (e != NULL && strcmp(e, "0") == 0) return false;
+    bool force = e != NULL && strcmp(e, "1") == 0;
+    if (!force && n < GPU_MIN_N) return false;
+    return czk_gpu_count() > 0;
+}
+
+/* Run the GPU path in rounds of GPU_ROUND points; on failure, log it and return false so
+ * the caller computes everything again on the CPU (correct, only slower). The GPU's working
+ * memory is kept across the rounds and handed back at the end: a setup is rare, and a
+ * daemon should not hold a gigabyte for it. */
+static bool g1_gpu(czk_g1_affine *out, const czk_fr *k, size_t n, czk__progress *pr)
+{
+    for (size_t lo = 0; lo < n; lo += GPU_ROUND) {
+        size_t cnt = n - lo < GPU_ROUND ? n - lo : GPU_ROUND;
+        czk_err e = {0};
+        if (czk_gpu_g1s_fixed_base(0, out + lo, k + lo, cnt, &e) != CZK_OK) {
+            CZK_LOG_WARN("fixed-base on the GPU failed, using the CPU", "group=1 n=%zu err=\"%s\"",
+                         n, e.msg);
+            pr->done -= lo;
+            czk_gpu_fixed_base_release(0);
+            return false;
+        }
+        czk__progress_add(pr, cnt);
+    }
+    czk_gpu_fixed_base_release(0);
+    return true;
+}
+
+static bool g2_gpu(czk_g2_affine *out, const czk_fr *k, size_t n, czk__progress *pr)
+{
+    for (size_t lo = 0; lo < n; lo += GPU_ROUND) {
+        size_t cnt = n - lo < GPU_ROUND ? n - lo : GPU_ROUND;
+        czk_err e = {0};
+        if (czk_gpu_g2s_fixed_base(0, out + lo, k + lo, cnt, &e) != CZK_OK) {
+            CZK_LOG_WARN("fixed-base on the GPU failed, using the CPU", "group=2 n=%zu err=\"%s\"",
+                         n, e.msg);
+            pr->done -= 2 * lo;
+            czk_gpu_fixed_base_release(0);
+            return false;
+        }
+        czk__progress_add(pr, 2 * cnt);
+    }
+    czk_gpu_fixed_base_release(0);
+    return true;
+}
+
 czk_status czk__g1s_fixed_base(czk_g1_affine *out, const czk_fr *k, size_t n, czk_pool *pool,
                                czk__progress *pr, czk_err *err)
 {
     if (n == 0) return CZK_OK;
+    if (use_gpu(n)) {
+        if (g1_gpu(out, k, n, pr)) {
+            CZK_LOG_INFO("fixed-base G1 done", "n=%zu backend=gpu gpu=0", n);
+            return CZK_OK;
+        }
+    }
+    CZK_LOG(n >= GPU_MIN_N ? CZK_LOG_INFO : CZK_LOG_DEBUG, "fixed-base G1", "n=%zu backend=cpu", n);
     struct g1_table tab;
     tab.c = window_bits(n);
     tab.nwin = (255 + tab.c - 1) / tab.c;
@@ -168,6 +239,13 @@ czk_status czk__g2s_fixed_base(czk_g2_affine *out, const czk_fr *k, size_t n, cz
                                czk__progress *pr, czk_err *err)
 {
     if (n == 0) return CZK_OK;
+    if (use_gpu(n)) {
+        if (g2_gpu(out, k, n, pr)) {
+            CZK_LOG_INFO("fixed-base G2 done", "n=%zu backend=gpu gpu=0", n);
+            return CZK_OK;
+        }
+    }
+    CZK_LOG(n >= GPU_MIN_N ? CZK_LOG_INFO : CZK_LOG_DEBUG, "fixed-base G2", "n=%zu backend=cpu", n);
     struct g2_table tab;
     tab.c = window_bits(n) > 10 ? 10 : window_bits(n);
     tab.nwin = (255 + tab.c - 1) / tab.c;
