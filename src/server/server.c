@@ -48,6 +48,9 @@
 /* A watch whose client reads slower than events arrive is ended rather than buffering
  * without bound. */
 #define WATCH_QUEUE_MAX 65536
+/* How often Health/Watch re-reads the serving status: readiness of the engine has no
+ * callback; a drain is pushed at once. */
+#define HW_POLL_MS 250
 
 typedef enum tag_kind { TAG_NEW, TAG_CLOSE, TAG_SEND, TAG_RECV, TAG_STATUS, TAG_SHUTDOWN } tag_kind;
 
@@ -115,6 +118,12 @@ struct rpc {
      * UNAVAILABLE ("retry elsewhere or later") instead of a bare cancellation. */
     struct rpc *pend_prev, *pend_next;
     bool pending_listed;
+    /* Health/Watch: the status last asked for and the one whose send was started last
+     * (both GRPC__HEALTH__V1__...__SERVING_STATUS values); listed on the server apart
+     * from awaits, since a drain ends them with its own message. */
+    bool health_watch, hw_listed;
+    int hw_want, hw_sent;
+    struct rpc *hw_prev, *hw_next;
 };
 
 typedef struct inbox_item {
@@ -142,6 +151,7 @@ static void h_czk_status(rpc *r, ProtobufCMessage *m);
 static void h_czk_preload(rpc *r, ProtobufCMessage *m);
 static void h_czk_evict(rpc *r, ProtobufCMessage *m);
 static void h_health(rpc *r, ProtobufCMessage *m);
+static void h_health_watch(rpc *r, ProtobufCMessage *m);
 
 #define CUZK "cuzk.v1.ProvingEngine"
 #define CZKS "czk.v1.Czk"
@@ -166,6 +176,7 @@ static const method methods[] = {
     {CZKS, "Preload", M_UNARY, &czk__v1__preload_request__descriptor, h_czk_preload, true, false},
     {CZKS, "Evict", M_UNARY, &czk__v1__evict_request__descriptor, h_czk_evict, true, false},
     {"grpc.health.v1.Health", "Check", M_UNARY, &grpc__health__v1__health_check_request__descriptor, h_health, false, true},
+    {"grpc.health.v1.Health", "Watch", M_STREAM, &grpc__health__v1__health_check_request__descriptor, h_health_watch, false, true},
     {"grpc.reflection.v1.ServerReflection", "ServerReflectionInfo", M_BIDI, NULL, NULL, false, false},
     {"grpc.reflection.v1alpha.ServerReflection", "ServerReflectionInfo", M_BIDI, NULL, NULL, false, false},
 };
@@ -212,6 +223,12 @@ struct czk_server {
     atomic_ulong cancelled_calls;
     pthread_mutex_t pend_mu;
     rpc *pend_head;
+    /* Health/Watch streams (under pend_mu), and the loop timer that notices changes of
+     * the serving status (engine readiness has no callback, so it is polled). */
+    rpc *hw_head;
+    uv_timer_t hw_timer;
+    bool hw_timer_started;
+    int hw_last; /* serving status seen by the last poll */
 };
 
 /* ----------------------------------------------------------------------------------- */
@@ -300,9 +317,23 @@ static void pend_remove(rpc *r)
     pthread_mutex_unlock(&s->pend_mu);
 }
 
+static void hw_remove(rpc *r)
+{
+    czk_server *s = r->srv;
+    pthread_mutex_lock(&s->pend_mu);
+    if (r->hw_listed) {
+        if (r->hw_prev) r->hw_prev->hw_next = r->hw_next;
+        else s->hw_head = r->hw_next;
+        if (r->hw_next) r->hw_next->hw_prev = r->hw_prev;
+        r->hw_listed = false;
+    }
+    pthread_mutex_unlock(&s->pend_mu);
+}
+
 static void rpc_free(rpc *r)
 {
     pend_remove(r);
+    hw_remove(r);
     grpc_metadata_array_destroy(&r->md);
     grpc_call_details_destroy(&r->details);
     if (r->payload) grpc_byte_buffer_destroy(r->payload);
@@ -317,6 +348,17 @@ static void rpc_free(rpc *r)
 }
 
 static void rpc_ref(rpc *r) { atomic_fetch_add(&r->refs, 1); }
+
+/* A reference to a call found on a server list, unless its count already reached zero
+ * (its rpc_free is then waiting for the list's lock to unlist it): taking one from zero
+ * would free it twice. */
+static bool rpc_tryref(rpc *r)
+{
+    int n = atomic_load(&r->refs);
+    while (n > 0)
+        if (atomic_compare_exchange_weak(&r->refs, &n, n + 1)) return true;
+    return false;
+}
 
 static void rpc_unref(rpc *r)
 {
@@ -1431,8 +1473,14 @@ static void watch_end(rpc *r)
     reply(r, GRPC_STATUS_OK, NULL, NULL);
 }
 
+static void hw_sent(rpc *r);
+
 static void watch_sent(rpc *r)
 {
+    if (r->health_watch) {
+        hw_sent(r);
+        return;
+    }
     pthread_mutex_lock(&r->mu);
     r->sending = false;
     watch_pump_locked(r);
@@ -1505,6 +1553,130 @@ static void h_health(rpc *r, ProtobufCMessage *m)
     o.status = czk__server_serving(r->srv) ? GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING
                                            : GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__NOT_SERVING;
     reply(r, GRPC_STATUS_OK, NULL, &o.base);
+}
+
+/* Health/Watch (grpc health-checking protocol): the current status at once, then one
+ * message per change, while the call lasts. One send is outstanding at a time: a change
+ * during a send is sent from that send's completion, and changes in between collapse to
+ * the latest (the protocol allows skipping intermediate states). */
+
+static int health_status(czk_server *s)
+{
+    return czk__server_serving(s) ? GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING
+                                  : GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__NOT_SERVING;
+}
+
+/* Called with r->mu held: sends hw_want unless it was the last sent or a send is out. */
+static void hw_pump_locked(rpc *r)
+{
+    if (r->sending || r->watch_ended || r->hw_want == r->hw_sent) return;
+    Grpc__Health__V1__HealthCheckResponse o = GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__INIT;
+    o.status = (Grpc__Health__V1__HealthCheckResponse__ServingStatus)r->hw_want;
+    r->hw_sent = r->hw_want;
+    r->sending = true;
+    send_msg(r, &o.base);
+}
+
+static void hw_set(rpc *r, int status)
+{
+    pthread_mutex_lock(&r->mu);
+    if (r->hw_want != GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVICE_UNKNOWN)
+        r->hw_want = status;
+    hw_pump_locked(r);
+    pthread_mutex_unlock(&r->mu);
+}
+
+static void hw_sent(rpc *r)
+{
+    pthread_mutex_lock(&r->mu);
+    r->sending = false;
+    hw_pump_locked(r);
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* The listed watches, each with a reference (the caller drops them); NULL if none. */
+static rpc **hw_list(czk_server *s, size_t *n)
+{
+    size_t k = 0, cap = 0;
+    pthread_mutex_lock(&s->pend_mu);
+    for (rpc *r = s->hw_head; r; r = r->hw_next) cap++;
+    rpc **list = cap ? czk_malloc(cap * sizeof *list) : NULL;
+    if (list)
+        for (rpc *r = s->hw_head; r; r = r->hw_next)
+            if (rpc_tryref(r)) list[k++] = r;
+    pthread_mutex_unlock(&s->pend_mu);
+    *n = k;
+    return list;
+}
+
+/* Loop thread: pushes a changed serving status to every watch. */
+static void hw_poll(uv_timer_t *t)
+{
+    czk_server *s = t->data;
+    pthread_mutex_lock(&s->pend_mu);
+    bool any = s->hw_head != NULL;
+    pthread_mutex_unlock(&s->pend_mu);
+    if (!any) {
+        s->hw_last = -1; /* a later watch re-reads the status itself */
+        return;
+    }
+    int st = health_status(s);
+    if (st == s->hw_last) return;
+    s->hw_last = st;
+    size_t n;
+    rpc **list = hw_list(s, &n);
+    for (size_t i = 0; i < n; i++) {
+        hw_set(list[i], st);
+        rpc_unref(list[i]);
+    }
+    czk_free(list);
+}
+
+/* End of a drain: the watches end with UNAVAILABLE (a send still outstanding is ended
+ * by the cancellation that follows). */
+static void hw_end_all(czk_server *s)
+{
+    size_t n;
+    rpc **list = hw_list(s, &n);
+    for (size_t i = 0; i < n; i++) {
+        rpc *r = list[i];
+        pthread_mutex_lock(&r->mu);
+        r->watch_ended = true;
+        bool can_send = !r->sending;
+        pthread_mutex_unlock(&r->mu);
+        if (can_send) reply(r, GRPC_STATUS_UNAVAILABLE, "the daemon is shutting down", NULL);
+        rpc_unref(r);
+    }
+    czk_free(list);
+}
+
+static void h_health_watch(rpc *r, ProtobufCMessage *m)
+{
+    Grpc__Health__V1__HealthCheckRequest *q = (Grpc__Health__V1__HealthCheckRequest *)m;
+    czk_server *s = r->srv;
+    bool known = !*q->service;
+    for (size_t i = 0; i < NSERVICES && !known; i++) known = !strcmp(q->service, service_names[i]);
+    r->health_watch = true;
+    r->hw_sent = -1;
+    /* An unknown service stays open with SERVICE_UNKNOWN: the protocol lets it appear
+     * later, although ours is a fixed set. */
+    r->hw_want = known ? health_status(s) : GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVICE_UNKNOWN;
+    /* Listed before the first send so that no change is missed in between; a watch
+     * that arrives during a drain is ended by hw_end_all like the others. */
+    pthread_mutex_lock(&s->pend_mu);
+    r->hw_prev = NULL;
+    r->hw_next = s->hw_head;
+    if (s->hw_head) s->hw_head->hw_prev = r;
+    s->hw_head = r;
+    r->hw_listed = true;
+    pthread_mutex_unlock(&s->pend_mu);
+    pthread_mutex_lock(&r->mu);
+    if (r->cancelled) r->watch_ended = true;
+    hw_pump_locked(r);
+    pthread_mutex_unlock(&r->mu);
+    /* Re-read after listing: a change between the first read and the listing would
+     * otherwise reach this watch only at the poll after next. */
+    if (known) hw_set(r, health_status(s));
 }
 
 /* One message in, one out, until the client half-closes (then status OK). */
@@ -1816,6 +1988,13 @@ czk_status czk__server_start(czk_server **out, czk_engine *engine, const czk_dae
     }
     uv_async_init(loop, &s->inbox_async, inbox_cb);
     s->inbox_async.data = s;
+    s->hw_last = -1;
+    uv_timer_init(loop, &s->hw_timer);
+    s->hw_timer.data = s;
+    /* The poll alone must not keep the loop running: check_stopped closes it anyway. */
+    uv_unref((uv_handle_t *)&s->hw_timer);
+    uv_timer_start(&s->hw_timer, hw_poll, HW_POLL_MS, HW_POLL_MS);
+    s->hw_timer_started = true;
     for (int c = 0; c < s->ncq; c++)
         for (int m = 0; m <= NMETHODS; m++)
             for (int k = 0; k < PREREQUEST; k++) request_call(s, m, c);
@@ -1875,10 +2054,8 @@ static void drain_done(czk_server *s, rpc *unused)
     for (rpc *r = s->pend_head; r; r = r->pend_next) n++;
     list = n ? czk_malloc(n * sizeof *list) : NULL;
     if (list)
-        for (rpc *r = s->pend_head; r; r = r->pend_next) {
-            rpc_ref(r);
-            list[cap++] = r;
-        }
+        for (rpc *r = s->pend_head; r; r = r->pend_next)
+            if (rpc_tryref(r)) list[cap++] = r;
     pthread_mutex_unlock(&s->pend_mu);
     for (size_t i = 0; i < cap; i++) {
         rpc *r = list[i];
@@ -1908,6 +2085,7 @@ static void drain_done(czk_server *s, rpc *unused)
         rpc_unref(r);
     }
     czk_free(list);
+    hw_end_all(s);
     grpc_server_cancel_all_calls(s->gs);
     check_stopped(s, NULL);
 }
@@ -1929,6 +2107,11 @@ static void check_stopped(czk_server *s, rpc *unused)
         atomic_load(&s->calls_held) != 0)
         return;
     s->stopped = true;
+    if (s->hw_timer_started) {
+        s->hw_timer_started = false;
+        uv_timer_stop(&s->hw_timer);
+        uv_close((uv_handle_t *)&s->hw_timer, NULL);
+    }
     for (int i = 0; i < s->ncq; i++) grpc_completion_queue_shutdown(s->cqs[i]);
     for (int i = 0; i < s->ncq; i++) pthread_join(s->threads[i], NULL);
     for (int i = 0; i < s->ncq; i++) grpc_completion_queue_destroy(s->cqs[i]);
@@ -1951,6 +2134,8 @@ void czk__server_drain(czk_server *s, uint64_t grace_ms, void (*on_stopped)(void
     CZK_LOG_INFO("draining", "grace_ms=%llu calls=%d", (unsigned long long)grace_ms, atomic_load(&s->calls_held));
     grpc_server_shutdown_and_notify(s->gs, s->cqs[0], &s->shutdown_tag);
     s->grace_ms = grace_ms;
+    /* Health watchers learn of the drain at once, not at the next poll. */
+    hw_poll(&s->hw_timer);
     /* czk_engine_drain blocks for up to the grace period: not on the loop thread, which
      * must keep serving timers, /metrics and the inbox meanwhile. */
     if (pthread_create(&s->drain_thread, NULL, drain_main, s) == 0) {

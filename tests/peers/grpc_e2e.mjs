@@ -165,6 +165,26 @@ async function serving() {
     const r = await call(healthC, 'Check', { service: '' }, { token: '' });
     return r.res ? r.res.status : `error ${r.err?.code}`;
 }
+// A Health/Watch stream without a token: statuses as they arrive, and `done` resolving to
+// the stream's end (null for a clean end, else the error).
+function healthWatch(service) {
+    const st = healthC.Watch({ service }, authMd(''));
+    const w = { statuses: [], st, waiters: [] };
+    st.on('data', (m) => { w.statuses.push(m.status); for (const f of w.waiters.splice(0)) f(); });
+    w.done = new Promise((resolve) => {
+        st.on('error', (err) => { w.ended = true; resolve(err); for (const f of w.waiters.splice(0)) f(); });
+        st.on('end', () => { w.ended = true; resolve(null); for (const f of w.waiters.splice(0)) f(); });
+    });
+    // Resolves once `pred(statuses)` holds, the stream ends, or `ms` pass.
+    w.until = (pred, ms = 5000) => new Promise((resolve) => {
+        const t = setTimeout(() => resolve(false), ms);
+        const probe = () => {
+            if (pred(w.statuses)) { clearTimeout(t); resolve(true); } else if (w.ended) { clearTimeout(t); resolve(false); } else w.waiters.push(probe);
+        };
+        probe();
+    });
+    return w;
+}
 function reflect(client, req) {
     return new Promise((resolve, reject) => {
         const s = client.ServerReflectionInfo(authMd());
@@ -196,6 +216,18 @@ async function testHealthReflection() {
     check((statSync(sock).mode & 0o777) === 0o600, 'unix socket has daemon.unix_socket_mode (0600 here)', (statSync(sock).mode & 0o777).toString(8));
     expectCode(await call(healthC, 'Check', { service: 'czk.v1.Czk' }, { token: '' }), grpc.status.OK, 'health: czk.v1.Czk known');
     expectCode(await call(healthC, 'Check', { service: 'no.such.Service' }, { token: '' }), grpc.status.NOT_FOUND, 'health: unknown service is NOT_FOUND');
+    {
+        const wAll = healthWatch(''), wCzk = healthWatch('czk.v1.Czk'), wNo = healthWatch('no.such.Service');
+        check(await wAll.until((s) => s.length >= 1) && wAll.statuses[0] === 'SERVING', 'health Watch "": SERVING first, without a token', wAll.statuses);
+        check(await wCzk.until((s) => s.length >= 1) && wCzk.statuses[0] === 'SERVING', 'health Watch czk.v1.Czk: SERVING first', wCzk.statuses);
+        check(await wNo.until((s) => s.length >= 1) && wNo.statuses[0] === 'SERVICE_UNKNOWN', 'health Watch unknown service: SERVICE_UNKNOWN', wNo.statuses);
+        await sleep(600); // more than two polls: no repeated message while nothing changes
+        check(!wAll.ended && !wNo.ended && wAll.statuses.length === 1 && wNo.statuses.length === 1,
+              'health Watch: streams stay open, one message while the status holds', [wAll.statuses, wNo.statuses, wAll.ended, wNo.ended]);
+        for (const w of [wAll, wCzk, wNo]) w.st.cancel();
+        const ends = await Promise.all([wAll.done, wCzk.done, wNo.done]);
+        check(ends.every((e) => e?.code === grpc.status.CANCELLED), 'health Watch: client cancel ends the streams', ends.map((e) => e?.code));
+    }
     for (const [name, cl] of [['v1', reflV1], ['v1alpha', reflV1a]]) {
         const [ls] = await reflect(cl, { list_services: '' });
         const names = (ls.list_services_response?.service || []).map((s) => s.name);
@@ -447,6 +479,9 @@ async function testKillRestartDrain() {
     const q = [];
     for (let i = 0; i < 2; i++) q.push((await call(czkC, 'Submit', circomReq(mid))).res?.job?.job_id);
     const pending = call(czkC, 'Await', { job_id: q[1] });
+    const hw = healthWatch('');
+    const hwNo = healthWatch('no.such.Service');
+    check(await hw.until((s) => s.length >= 1) && hw.statuses[0] === 'SERVING', 'health Watch before the drain: SERVING', hw.statuses);
     await sleep(200); // let the Await reach the daemon before the signal
     daemon.proc.kill('SIGTERM');
     await sleep(30);
@@ -456,6 +491,14 @@ async function testKillRestartDrain() {
     check(sub.err && [grpc.status.UNAVAILABLE].includes(sub.err.code), 'draining: Submit → UNAVAILABLE', sub.err?.details);
     const e = await daemon.exited;
     check(e.code === 0, 'SIGTERM: exit status 0', e);
+    const [hwEnd, hwNoEnd] = await Promise.all([hw.done, hwNo.done]);
+    check(hw.statuses.includes('NOT_SERVING'), 'health Watch open during the drain: NOT_SERVING', hw.statuses);
+    // The daemon ends open Watch streams with UNAVAILABLE "shutting down"; a stream whose
+    // last status push is still being sent at that moment is ended instead by the server's
+    // final cancel-all ("Cancelling all calls", also UNAVAILABLE). Either way it ends.
+    check([hwEnd, hwNoEnd].every((x) => x?.code === grpc.status.UNAVAILABLE &&
+                                        /shutting down|Cancelling all calls/.test(x.details)),
+          'health Watch streams end UNAVAILABLE at shutdown', [hwEnd?.details, hwNoEnd?.details]);
     const pr = await pending;
     check(pr.res?.job?.state === 'DONE' || pr.err?.code === grpc.status.UNAVAILABLE, 'an Await open during the drain: DONE or UNAVAILABLE', pr.err ? `${codeName(pr.err.code)}: ${pr.err.details}` : pr.res?.job?.state);
     closeClients();
