@@ -9,7 +9,7 @@
 # The build compiles the library's C sources, cuda/ntt.cu and cuda/gpu_info.cu directly
 # (no CMake): the full CMake build would also compile the MSM kernels, which take minutes,
 # and it needs jansson and OpenSSL headers that a bare GPU image may lack. The other GPU
-# entry points come from the cuda/nocuda stubs, which is enough for these two programs.
+# entry points come from cuda/nocuda (they report CZK_ENOGPU), enough for these two programs.
 # Steps, each bounded in time: environment report; the test (sizes to 2^24); the test under
 # compute-sanitizer memcheck and racecheck at small sizes; the benchmark (2^24..2^27 and the
 # Groth16 H step at 2^27, with a check at 2^27); the same with 1024-element tiles; an ncu

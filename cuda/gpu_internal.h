@@ -1,8 +1,8 @@
 /*
  * Private GPU entry points for tests (not part of the public API): evaluate one device
  * field or curve operation elementwise, so tests can compare the device arithmetic with
- * the CPU library on random inputs. Plain C; defined in cuda/msm.cu, stubbed in
- * cuda/nocuda/msm_none.c.
+ * the CPU library on random inputs. Plain C; defined in cuda/msm.cu; in builds without
+ * CUDA, cuda/nocuda/msm_none.c reports CZK_ENOGPU.
  */
 #ifndef CZK_GPU_INTERNAL_H
 #define CZK_GPU_INTERNAL_H

@@ -1,6 +1,6 @@
 /*
- * Private entry points of cuda/prove.cu for benchmarks (plain C declarations; stubbed in
- * cuda/nocuda/prove_none.c).
+ * Private entry points of cuda/prove.cu for benchmarks (plain C declarations; the no-CUDA
+ * build's versions, which report CZK_ENOGPU, are in cuda/nocuda/prove_none.c).
  */
 #ifndef CZK_CUDA_PROVE_CUH
 #define CZK_CUDA_PROVE_CUH

@@ -114,17 +114,21 @@ struct rpc {
     bool watch_registered, watch_active, watch_ended, sending, terminal_seen;
     ev_node *q_head, *q_tail;
     size_t q_len;
-    /* Awaits and watches are listed on the server, so that a drain can answer them
-     * UNAVAILABLE ("retry elsewhere or later") instead of a bare cancellation. */
-    struct rpc *pend_prev, *pend_next;
-    bool pending_listed;
+    /* Awaits and watches are listed on the server (RPC_LIST_PENDING), so that a drain can
+     * answer them UNAVAILABLE ("retry elsewhere or later") instead of a bare cancellation;
+     * health watches on a list of their own (RPC_LIST_HEALTH), since a drain ends them
+     * with its own message. */
+    struct rpc_link {
+        struct rpc *prev, *next;
+        bool listed;
+    } link[2];
     /* Health/Watch: the status last asked for and the one whose send was started last
-     * (both GRPC__HEALTH__V1__...__SERVING_STATUS values); listed on the server apart
-     * from awaits, since a drain ends them with its own message. */
-    bool health_watch, hw_listed;
+     * (both GRPC__HEALTH__V1__...__SERVING_STATUS values). */
+    bool health_watch;
     int hw_want, hw_sent;
-    struct rpc *hw_prev, *hw_next;
 };
+
+enum { RPC_LIST_PENDING = 0, RPC_LIST_HEALTH = 1 };
 
 typedef struct inbox_item {
     struct inbox_item *next;
@@ -221,11 +225,11 @@ struct czk_server {
     atomic_ulong started[NMETHODS + 1];
     atomic_ulong handled[NMETHODS + 1][NCODES];
     atomic_ulong cancelled_calls;
+    /* The calls listed for the drain, by rpc_link list (under pend_mu), and the loop timer
+     * that notices changes of the serving status for health watches (engine readiness has
+     * no callback, so it is polled). */
     pthread_mutex_t pend_mu;
-    rpc *pend_head;
-    /* Health/Watch streams (under pend_mu), and the loop timer that notices changes of
-     * the serving status (engine readiness has no callback, so it is polled). */
-    rpc *hw_head;
+    rpc *list_head[2];
     uv_timer_t hw_timer;
     bool hw_timer_started;
     int hw_last; /* serving status seen by the last poll */
@@ -292,48 +296,38 @@ static rpc *rpc_new(czk_server *s, int midx, int cq)
     return r;
 }
 
-static void pend_add(rpc *r)
+/* Put r on the server's list `which`. */
+static void list_add(rpc *r, int which)
 {
     czk_server *s = r->srv;
+    struct rpc_link *l = &r->link[which];
     pthread_mutex_lock(&s->pend_mu);
-    r->pend_prev = NULL;
-    r->pend_next = s->pend_head;
-    if (s->pend_head) s->pend_head->pend_prev = r;
-    s->pend_head = r;
-    r->pending_listed = true;
+    l->prev = NULL;
+    l->next = s->list_head[which];
+    if (l->next) l->next->link[which].prev = r;
+    s->list_head[which] = r;
+    l->listed = true;
     pthread_mutex_unlock(&s->pend_mu);
 }
 
-static void pend_remove(rpc *r)
+static void list_remove(rpc *r, int which)
 {
     czk_server *s = r->srv;
+    struct rpc_link *l = &r->link[which];
     pthread_mutex_lock(&s->pend_mu);
-    if (r->pending_listed) {
-        if (r->pend_prev) r->pend_prev->pend_next = r->pend_next;
-        else s->pend_head = r->pend_next;
-        if (r->pend_next) r->pend_next->pend_prev = r->pend_prev;
-        r->pending_listed = false;
-    }
-    pthread_mutex_unlock(&s->pend_mu);
-}
-
-static void hw_remove(rpc *r)
-{
-    czk_server *s = r->srv;
-    pthread_mutex_lock(&s->pend_mu);
-    if (r->hw_listed) {
-        if (r->hw_prev) r->hw_prev->hw_next = r->hw_next;
-        else s->hw_head = r->hw_next;
-        if (r->hw_next) r->hw_next->hw_prev = r->hw_prev;
-        r->hw_listed = false;
+    if (l->listed) {
+        if (l->prev) l->prev->link[which].next = l->next;
+        else s->list_head[which] = l->next;
+        if (l->next) l->next->link[which].prev = l->prev;
+        l->listed = false;
     }
     pthread_mutex_unlock(&s->pend_mu);
 }
 
 static void rpc_free(rpc *r)
 {
-    pend_remove(r);
-    hw_remove(r);
+    list_remove(r, RPC_LIST_PENDING);
+    list_remove(r, RPC_LIST_HEALTH);
     grpc_metadata_array_destroy(&r->md);
     grpc_call_details_destroy(&r->details);
     if (r->payload) grpc_byte_buffer_destroy(r->payload);
@@ -937,7 +931,7 @@ static void start_await(rpc *r, const char *job_id, uint64_t timeout_ms)
         }
         return;
     }
-    pend_add(r);
+    list_add(r, RPC_LIST_PENDING);
     /* A call cancelled while we registered: on_cancelled may have run before the
      * registration existed, so check again. */
     if (r->cancelled) cancel_registration(r);
@@ -1507,7 +1501,7 @@ static void h_czk_watch(rpc *r, ProtobufCMessage *m)
         reply_job_err(r, st, &err, w->job_id);
         return;
     }
-    pend_add(r);
+    list_add(r, RPC_LIST_PENDING);
     pthread_mutex_lock(&r->mu);
     r->watch_handle = h;
     r->watch_registered = true;
@@ -1594,15 +1588,17 @@ static void hw_sent(rpc *r)
     pthread_mutex_unlock(&r->mu);
 }
 
-/* The listed watches, each with a reference (the caller drops them); NULL if none. */
-static rpc **hw_list(czk_server *s, size_t *n)
+/* The calls on list `which`, each with a reference (the caller drops them); NULL if none.
+ * References are taken under the lock, so that the replies can be sent outside it (a
+ * final unref takes it). */
+static rpc **list_snapshot(czk_server *s, int which, size_t *n)
 {
     size_t k = 0, cap = 0;
     pthread_mutex_lock(&s->pend_mu);
-    for (rpc *r = s->hw_head; r; r = r->hw_next) cap++;
+    for (rpc *r = s->list_head[which]; r; r = r->link[which].next) cap++;
     rpc **list = cap ? czk_malloc(cap * sizeof *list) : NULL;
     if (list)
-        for (rpc *r = s->hw_head; r; r = r->hw_next)
+        for (rpc *r = s->list_head[which]; r; r = r->link[which].next)
             if (rpc_tryref(r)) list[k++] = r;
     pthread_mutex_unlock(&s->pend_mu);
     *n = k;
@@ -1614,7 +1610,7 @@ static void hw_poll(uv_timer_t *t)
 {
     czk_server *s = t->data;
     pthread_mutex_lock(&s->pend_mu);
-    bool any = s->hw_head != NULL;
+    bool any = s->list_head[RPC_LIST_HEALTH] != NULL;
     pthread_mutex_unlock(&s->pend_mu);
     if (!any) {
         s->hw_last = -1; /* a later watch re-reads the status itself */
@@ -1624,7 +1620,7 @@ static void hw_poll(uv_timer_t *t)
     if (st == s->hw_last) return;
     s->hw_last = st;
     size_t n;
-    rpc **list = hw_list(s, &n);
+    rpc **list = list_snapshot(s, RPC_LIST_HEALTH, &n);
     for (size_t i = 0; i < n; i++) {
         hw_set(list[i], st);
         rpc_unref(list[i]);
@@ -1637,7 +1633,7 @@ static void hw_poll(uv_timer_t *t)
 static void hw_end_all(czk_server *s)
 {
     size_t n;
-    rpc **list = hw_list(s, &n);
+    rpc **list = list_snapshot(s, RPC_LIST_HEALTH, &n);
     for (size_t i = 0; i < n; i++) {
         rpc *r = list[i];
         pthread_mutex_lock(&r->mu);
@@ -1663,13 +1659,7 @@ static void h_health_watch(rpc *r, ProtobufCMessage *m)
     r->hw_want = known ? health_status(s) : GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVICE_UNKNOWN;
     /* Listed before the first send so that no change is missed in between; a watch
      * that arrives during a drain is ended by hw_end_all like the others. */
-    pthread_mutex_lock(&s->pend_mu);
-    r->hw_prev = NULL;
-    r->hw_next = s->hw_head;
-    if (s->hw_head) s->hw_head->hw_prev = r;
-    s->hw_head = r;
-    r->hw_listed = true;
-    pthread_mutex_unlock(&s->pend_mu);
+    list_add(r, RPC_LIST_HEALTH);
     pthread_mutex_lock(&r->mu);
     if (r->cancelled) r->watch_ended = true;
     hw_pump_locked(r);
@@ -2046,17 +2036,9 @@ static void drain_done(czk_server *s, rpc *unused)
     s->drain_thread_started = false;
     CZK_LOG_INFO("engine drained; ending the calls still open", "calls=%d", atomic_load(&s->calls_held));
     /* Awaits and watches still open: their jobs stay journaled and run after the restart,
-     * so the client is told UNAVAILABLE (retry) rather than CANCELLED. References are
-     * taken under the lock and the replies sent outside it (a final unref takes it). */
-    size_t n = 0, cap = 0;
-    rpc **list = NULL;
-    pthread_mutex_lock(&s->pend_mu);
-    for (rpc *r = s->pend_head; r; r = r->pend_next) n++;
-    list = n ? czk_malloc(n * sizeof *list) : NULL;
-    if (list)
-        for (rpc *r = s->pend_head; r; r = r->pend_next)
-            if (rpc_tryref(r)) list[cap++] = r;
-    pthread_mutex_unlock(&s->pend_mu);
+     * so the client is told UNAVAILABLE (retry) rather than CANCELLED. */
+    size_t cap = 0;
+    rpc **list = list_snapshot(s, RPC_LIST_PENDING, &cap);
     for (size_t i = 0; i < cap; i++) {
         rpc *r = list[i];
         if (try_finish(r)) {

@@ -348,13 +348,7 @@ async function testCuzkApiAndErrors() {
     // keeps serving.
     expectCode(await call(cuzkC, 'SubmitProof', { proof_kind: 'PROOF_KIND_UNSPECIFIED' }), grpc.status.INVALID_ARGUMENT, 'cuzk: unknown kind → INVALID_ARGUMENT', 'proof_kind');
     expectCode(await call(czkC, 'Submit', { kind: 'KIND_UNSPECIFIED' }), grpc.status.INVALID_ARGUMENT, 'czk: unknown kind → INVALID_ARGUMENT', 'kind');
-    // Until the Filecoin job layer is linked in, the engine answers UNIMPLEMENTED for
-    // these kinds (EUNSUPPORTED, "not available in this build"); that is accepted too.
-    const filBad = (r, what, field) => {
-        if (r.err?.code === grpc.status.UNIMPLEMENTED && r.err.details.includes('not available in this build'))
-            check(true, `${what} (Filecoin kinds not in this build: UNIMPLEMENTED)`);
-        else expectCode(r, grpc.status.INVALID_ARGUMENT, what, field);
-    };
+    const filBad = (r, what, field) => expectCode(r, grpc.status.INVALID_ARGUMENT, what, field);
     filBad(await call(cuzkC, 'SubmitProof', { proof_kind: 'POREP_SEAL_COMMIT', vanilla_proof: Buffer.from('{"not": "a c1 output"}'), registered_proof: 8 }),
            'cuzk: garbage C1 → INVALID_ARGUMENT', 'vanilla_proof');
     filBad(await call(cuzkC, 'SubmitProof', { proof_kind: 'POREP_SEAL_COMMIT', vanilla_proof: Buffer.from('{"SectorNum": 1, "Phase1Out": "e30=", "Sec'), registered_proof: 8 }),
