@@ -25,6 +25,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <jansson.h>
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -379,7 +380,7 @@ static void err_prefix(czk_err *err, const char *what)
 typedef struct item {
     uint8_t *buf;
     size_t len;
-    char what[64];
+    char what[PATH_MAX]; /* a whole file path: messages must name it untruncated */
     bool have_sector;
     uint64_t want_id;
     uint8_t want_comm_r[32];
