@@ -11,8 +11,11 @@
  * Rows (one partition, median of --reps runs after one warm-up):
  *   count     CZK_CS_COUNT: structure only (no values), for reference
  *   witness   CZK_CS_WITNESS: values only (what the PCE path synthesizes)
- *   eval      CZK_CS_EVAL: values and a/b/c into caller buffers (one thread: partitions
- *             are the unit of parallelism on this path)
+ *   eval      CZK_CS_EVAL: values and a/b/c into caller buffers, one thread
+ *   eval_par  (--par) the same on --threads threads: the prologue on the caller, then
+ *             one challenge per task on a czk_cs_fork (czk_porep_circuit_par,
+ *             czk_snap_synthesize_par); its witness and a/b/c must hash the same as the
+ *             serial run's
  *   spmv      czk_pce_eval on --threads threads
  *   pce       witness + spmv: the PCE path
  * Per-core figures divide by core-seconds, measured as the process's CPU time
@@ -22,7 +25,10 @@
  * core) and cuzk's PCE path (about 0.4 M per core: 10 partitions in 35 s on 96 cores).
  *
  *   bench_synth [--size 2k|8m|512m|32g] [--snap] [--threads N] [--reps N]
- *               [--pce-file PATH] [--no-eval] [--challenges N]
+ *               [--pce-file PATH] [--no-eval] [--challenges N] [--par] [--par-only]
+ *
+ * --par adds the eval_par row; --par-only runs only eval and eval_par (no count, witness
+ * or PCE path: a 32 GiB recording takes minutes and its own memory).
  *
  * --challenges N (PoRep) synthesizes only N of the partition's challenges: every
  * challenge is the same circuit, so a 32 GiB partition's rates can be measured in a
@@ -246,6 +252,8 @@ static bool snap_fixture_make(snap_fixture *f, uint64_t sector_size)
 typedef struct job {
     czk_cs_circuit_fn fn;
     void *ctx;
+    czk_pool *par; /* EVAL through czk_porep_circuit_par / czk_snap_synthesize_par */
+    bool snap;
     czk_cs_counts n;
     czk_fr *z, *abc;
     czk_cs_buffers buf;
@@ -274,7 +282,13 @@ static double synth_once(job *j, czk_cs_mode mode, double *cpu)
         fprintf(stderr, "bench_synth: %s\n", err.msg);
         return -1;
     }
-    j->fn(cs, j->ctx);
+    if (mode == CZK_CS_EVAL && j->par != NULL && j->snap) {
+        const czk_snap_circuit_ctx *sc = j->ctx;
+        czk_snap_synthesize_par(cs, sc->params, sc->witness, j->par);
+    } else if (mode == CZK_CS_EVAL && j->par != NULL)
+        czk_porep_circuit_par(cs, j->ctx, j->par);
+    else
+        j->fn(cs, j->ctx);
     czk_status s = czk_cs_finish(cs, &err);
     czk_cs_counts got;
     czk_cs_get_counts(cs, &got);
@@ -302,6 +316,25 @@ static bool median_synth(job *j, czk_cs_mode mode, int reps, timing *out)
     out->wall = median(w, reps);
     out->cpu = median(c, reps);
     return true;
+}
+
+/* A 64-bit digest of the witness and a/b/c (multiply-xorshift over the words): the serial
+ * and parallel results are compared this way, as a 32 GiB partition has no room for a
+ * second copy. */
+static uint64_t buffers_digest(const job *j)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    const czk_fr *parts[2] = {j->z, j->abc};
+    size_t lens[2] = {(size_t)(j->n.n_inputs + j->n.n_aux), (size_t)(3 * j->n.n_constraints)};
+    for (int p = 0; p < 2; p++) {
+        for (size_t i = 0; i < lens[p]; i++) {
+            for (int k = 0; k < 4; k++) {
+                h = (h ^ parts[p][i].l[k]) * 0xff51afd7ed558ccdULL;
+                h ^= h >> 29;
+            }
+        }
+    }
+    return h;
 }
 
 static void median_spmv(job *j, const czk_pce *pce, czk_pool *pool, int reps, timing *out)
@@ -347,7 +380,7 @@ int main(int argc, char **argv)
     const char *size = "512m", *pce_file = NULL;
     unsigned threads = 0, challenges = 0;
     int reps = 3;
-    bool snap = false, do_eval = true;
+    bool snap = false, do_eval = true, par = false, par_only = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--size") && i + 1 < argc)
             size = argv[++i];
@@ -363,12 +396,18 @@ int main(int argc, char **argv)
             challenges = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--no-eval"))
             do_eval = false;
+        else if (!strcmp(argv[i], "--par"))
+            par = true;
+        else if (!strcmp(argv[i], "--par-only"))
+            par = par_only = true;
         else {
             fprintf(stderr, "usage: bench_synth [--size 2k|8m|512m|32g] [--snap] [--threads N] "
-                            "[--reps N] [--pce-file PATH] [--no-eval] [--challenges N]\n");
+                            "[--reps N] [--pce-file PATH] [--no-eval] [--challenges N] [--par] "
+                            "[--par-only]\n");
             return 2;
         }
     }
+    if (par_only) do_eval = true;
     if (reps < 1) reps = 1;
     if (reps > 64) reps = 64;
     if (threads == 0) threads = czk_cpu_count();
@@ -398,6 +437,7 @@ int main(int argc, char **argv)
     snap_fixture sf;
     czk_err err;
     const char *circuit_name = snap ? "snap" : "porep";
+    j.snap = snap;
     if (snap) {
         if (!snap_fixture_make(&sf, bytes)) return 1;
         j.fn = czk_snap_circuit;
@@ -451,13 +491,42 @@ int main(int argc, char **argv)
            "| vs 5M/core | vs cuzk 0.4M/core |\n");
     printf("|---|---|---|---|---|---|---|\n");
     timing t_count, t_eval = {-1, -1}, t_wit, t_spmv;
-    if (!median_synth(&j, CZK_CS_COUNT, reps, &t_count)) return 1;
-    row("count", t_count, nc);
+    if (!par_only) {
+        if (!median_synth(&j, CZK_CS_COUNT, reps, &t_count)) return 1;
+        row("count", t_count, nc);
+    }
     double rss_eval = 0;
     if (do_eval) {
         if (!median_synth(&j, CZK_CS_EVAL, reps, &t_eval)) return 1;
         rss_eval = peak_rss_gib();
         row("eval", t_eval, nc);
+    }
+    if (par) {
+        uint64_t want = buffers_digest(&j);
+        memset(j.abc, 0, (size_t)(3 * nc) * sizeof(czk_fr));
+        timing t_par;
+        j.par = pool;
+        bool ok = median_synth(&j, CZK_CS_EVAL, reps, &t_par);
+        j.par = NULL;
+        if (!ok) return 1;
+        row("eval_par", t_par, nc);
+        unsigned nch = snap ? sf.p.challenge_count : pf.ctx.config.challenges;
+        if (nch <= 2)
+            printf("eval_par: %u challenges: the parallel path runs the serial circuit\n", nch);
+        bool same = buffers_digest(&j) == want;
+        printf("eval_par: %u threads, partition wall %.3f s vs %.3f s serial (%.2fx); witness "
+               "and a/b/c %s the serial run's (64-bit digest)\n",
+               threads, t_par.wall, t_eval.wall, t_eval.wall / t_par.wall,
+               same ? "EQUAL" : "DIFFER FROM");
+        summary("eval_par", size, threads, nc, t_par, peak_rss_gib());
+        if (!same) return 1;
+        if (par_only) {
+            summary("eval", size, 1, nc, t_eval, rss_eval);
+            czk_pool_destroy(pool);
+            czk_free(j.z);
+            czk_free(j.abc);
+            return 0;
+        }
     }
     if (!median_synth(&j, CZK_CS_WITNESS, reps, &t_wit)) return 1;
     row("witness", t_wit, nc);

@@ -18,6 +18,9 @@
  *  - n is processed in chunks on two streams with page-locked staging buffers: while one
  *    stream computes a chunk, the host copies the previous chunk's result out of staging into
  *    the caller's (pageable) array.
+ *  - With a device destination (czk__gpu_fixed_base_dev, which fills a GPU-resident SRS) the
+ *    affine kernel writes each chunk straight into it, and nothing is copied back: the same
+ *    kernels and chunks, only the destination differs.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -27,6 +30,7 @@
 #include "czk/alloc.h"
 #include "czk/gpu.h"
 #include "ec.cuh"
+#include "gpu_internal.h"
 
 using namespace czk_gpu;
 
@@ -290,16 +294,17 @@ done:
     return st;
 }
 
+/* out: host destination, or NULL when dev_out (device memory of this GPU) takes the points. */
 template <class G, class F>
-czk_status run_chunks(context *ctx, G *out, const czk_fr *k, size_t n, const G *table,
-                      czk_err *err)
+czk_status run_chunks(context *ctx, G *out, G *dev_out, const czk_fr *k, size_t n,
+                      const G *table, czk_err *err)
 {
     czk_status st = CZK_OK;
     const size_t chunk = n < CHUNK ? n : CHUNK;
     const int nlanes = n > chunk ? 2 : 1;
     for (int i = 0; i < nlanes; i++) {
-        st = lane_reserve(&ctx->lanes[i], chunk * sizeof(czk_fr), chunk * sizeof(G),
-                          chunk * sizeof(jac_t<F>), err);
+        st = lane_reserve(&ctx->lanes[i], chunk * sizeof(czk_fr),
+                          dev_out != NULL ? 0 : chunk * sizeof(G), chunk * sizeof(jac_t<F>), err);
         if (st != CZK_OK) return st;
         ctx->lanes[i].cnt = 0;
     }
@@ -309,7 +314,7 @@ czk_status run_chunks(context *ctx, G *out, const czk_fr *k, size_t n, const G *
          * lane's kernels. */
         if (l->cnt > 0) {
             TRY(cudaStreamSynchronize(l->stream));
-            memcpy(out + l->lo, l->h_out, l->cnt * sizeof(G));
+            if (dev_out == NULL) memcpy(out + l->lo, l->h_out, l->cnt * sizeof(G));
             l->cnt = 0;
         }
         if (lo >= n) {
@@ -327,10 +332,12 @@ czk_status run_chunks(context *ctx, G *out, const czk_fr *k, size_t n, const G *
         size_t groups = (cnt + NORM_GROUP - 1) / NORM_GROUP;
         blocks = (unsigned)((groups + MUL_THREADS - 1) / MUL_THREADS);
         affine_kernel<F><<<blocks, MUL_THREADS, 0, l->stream>>>(
-            (affine_t<F> *)l->d_out, (const jac_t<F> *)l->d_jac, cnt);
+            (affine_t<F> *)(dev_out != NULL ? dev_out + lo : (G *)l->d_out),
+            (const jac_t<F> *)l->d_jac, cnt);
         TRY(cudaGetLastError());
-        TRY(cudaMemcpyAsync(l->h_out, l->d_out, cnt * sizeof(G), cudaMemcpyDeviceToHost,
-                            l->stream));
+        if (dev_out == NULL)
+            TRY(cudaMemcpyAsync(l->h_out, l->d_out, cnt * sizeof(G), cudaMemcpyDeviceToHost,
+                                l->stream));
         l->lo = lo;
         l->cnt = cnt;
     }
@@ -347,7 +354,8 @@ done:
 }
 
 template <class G, class F>
-czk_status fixed_base(int gpu, int group, G *out, const czk_fr *k, size_t n, czk_err *err)
+czk_status fixed_base(int gpu, int group, G *out, G *dev_out, const czk_fr *k, size_t n,
+                      czk_err *err)
 {
     static_assert(sizeof(G) == sizeof(affine_t<F>), "layout");
     czk_status st = CZK_OK;
@@ -356,13 +364,14 @@ czk_status fixed_base(int gpu, int group, G *out, const czk_fr *k, size_t n, czk
     if (gpu < 0 || gpu >= ngpu || gpu >= MAX_GPUS)
         return czk_err_set(err, CZK_ENOGPU, "GPU %d: %d device(s) present", gpu, ngpu);
     if (n == 0) return CZK_OK;
-    if (out == NULL || k == NULL) return czk_err_set(err, CZK_EINVAL, "fixed-base: NULL array");
+    if ((out == NULL && dev_out == NULL) || k == NULL)
+        return czk_err_set(err, CZK_EINVAL, "fixed-base: NULL array");
     TRY(cudaSetDevice(gpu));
     st = get_table<G>(gpu, group, &table, err);
     if (st != CZK_OK) return st;
     pthread_once(&contexts_once, contexts_init);
     pthread_mutex_lock(&contexts[gpu].lock);
-    st = run_chunks<G, F>(&contexts[gpu], out, k, n, table, err);
+    st = run_chunks<G, F>(&contexts[gpu], out, dev_out, k, n, table, err);
     pthread_mutex_unlock(&contexts[gpu].lock);
 done:
     return st;
@@ -373,13 +382,24 @@ done:
 czk_status czk_gpu_g1s_fixed_base(int gpu, czk_g1_affine *out, const czk_fr *k, size_t n,
                                   czk_err *err)
 {
-    return fixed_base<czk_g1_affine, fp_t>(gpu, 1, out, k, n, err);
+    return fixed_base<czk_g1_affine, fp_t>(gpu, 1, out, NULL, k, n, err);
 }
 
 czk_status czk_gpu_g2s_fixed_base(int gpu, czk_g2_affine *out, const czk_fr *k, size_t n,
                                   czk_err *err)
 {
-    return fixed_base<czk_g2_affine, fp2_t>(gpu, 2, out, k, n, err);
+    return fixed_base<czk_g2_affine, fp2_t>(gpu, 2, out, NULL, k, n, err);
+}
+
+czk_status czk__gpu_fixed_base_dev(int gpu, int group, void *out_dev, const czk_fr *k, size_t n,
+                                   czk_err *err)
+{
+    if (out_dev == NULL && n > 0) return czk_err_set(err, CZK_EINVAL, "fixed-base: NULL array");
+    if (group == 1)
+        return fixed_base<czk_g1_affine, fp_t>(gpu, 1, NULL, (czk_g1_affine *)out_dev, k, n, err);
+    if (group == 2)
+        return fixed_base<czk_g2_affine, fp2_t>(gpu, 2, NULL, (czk_g2_affine *)out_dev, k, n, err);
+    return czk_err_set(err, CZK_EINVAL, "fixed-base: group %d", group);
 }
 
 void czk_gpu_fixed_base_release(int gpu)

@@ -68,6 +68,20 @@ czk_status czk__gpu_mem_pool(int gpu, cudaMemPool_t *out, czk_err *err);
 /** Device address of the first point of a bases handle (cuda/msm.cu; for cuda/prove.cu). */
 const void *czk__gpu_bases_dev(const czk_gpu_bases *b);
 
+/** A bases handle of n points of group 1 or 2 on GPU `gpu` with its memory reserved and
+ *  not set (cuda/msm.cu), for an SRS that the fixed-base kernels fill in place. */
+czk_status czk__gpu_bases_alloc(int gpu, int group, size_t n, czk_gpu_bases **out,
+                                czk_err *err);
+
+/**
+ * out_dev[i] = k[i]·G for i < n (G1 generator for group 1, G2's for group 2), out_dev a
+ * device pointer of GPU `gpu` (cuda/fixed_base.cu): the kernels of czk_gpu_g1s_fixed_base
+ * with the device array as their destination. k are host scalars (Montgomery form).
+ * Returns when the points are written.
+ */
+czk_status czk__gpu_fixed_base_dev(int gpu, int group, void *out_dev, const czk_fr *k, size_t n,
+                                   czk_err *err);
+
 /**
  * MSM on GPU `gpu` over device memory: `nbases` affine points of group 1 or 2 at
  * `bases_dev` and n canonical scalars at `scalars_dev`, with the semantics of

@@ -1145,6 +1145,15 @@ extern "C" const void *czk__gpu_bases_dev(const czk_gpu_bases *b)
     return b != nullptr ? b->d : nullptr;
 }
 
+extern "C" czk_status czk__gpu_bases_alloc(int gpu, int group, size_t n, czk_gpu_bases **out,
+                                           czk_err *err)
+{
+    if (out == nullptr || (group != 1 && group != 2))
+        return czk_err_set(err, CZK_EINVAL, "bases alloc: bad argument");
+    *out = nullptr;
+    return bases_alloc(gpu, group, n, out, err);
+}
+
 extern "C" czk_status czk__gpu_msm_dev(int gpu, int group, void *out, const void *bases_dev,
                                        size_t nbases, const czk_scalar *scalars_dev, size_t n,
                                        const uint64_t *density, czk_gpu_msm_stats *stats,

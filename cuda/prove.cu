@@ -155,6 +155,53 @@ czk_status srs_make(czk_gpu_srs **out, int gpu, const czk_groth16_params *pk, bo
     return CZK_OK;
 }
 
+/* An SRS of pk's shape with its memory reserved and no points yet (test parameters made on
+ * the GPU fill it with czk_gpu_srs_fixed_base). */
+czk_status srs_make_empty(czk_gpu_srs **out, int gpu, const czk_groth16_params *pk,
+                          czk_err *err)
+{
+    if (out == nullptr || pk == nullptr)
+        return czk_err_set(err, CZK_EINVAL, "gpu srs: NULL argument");
+    *out = nullptr;
+    TRY_STATUS(select_gpu(gpu, err));
+    czk_gpu_srs *s = (czk_gpu_srs *)calloc(1, sizeof *s);
+    if (s == nullptr) return czk_err_set(err, CZK_ENOMEM, "gpu srs handle");
+    s->gpu = gpu;
+    s->h_len = pk->h_len;
+    s->l_len = pk->l_len;
+    s->a_len = pk->a_len;
+    s->b1_len = pk->b_g1_len;
+    s->b2_len = pk->b_g2_len;
+    czk_status st = czk__gpu_bases_alloc(gpu, 1, s->h_len, &s->h, err);
+    if (st == CZK_OK) st = czk__gpu_bases_alloc(gpu, 1, s->l_len, &s->l, err);
+    if (st == CZK_OK) st = czk__gpu_bases_alloc(gpu, 1, s->a_len, &s->a, err);
+    if (st == CZK_OK) st = czk__gpu_bases_alloc(gpu, 1, s->b1_len, &s->b1, err);
+    if (st == CZK_OK) st = czk__gpu_bases_alloc(gpu, 2, s->b2_len, &s->b2, err);
+    if (st != CZK_OK) {
+        srs_free(s);
+        return st;
+    }
+    s->bytes = (uint64_t)(s->h_len + s->l_len + s->a_len + s->b1_len) * sizeof(czk_g1_affine) +
+               (uint64_t)s->b2_len * sizeof(czk_g2_affine);
+    *out = s;
+    return CZK_OK;
+}
+
+/* Section `sec` of an SRS: its handle, length and group; false for an unknown section. */
+bool srs_section(const czk_gpu_srs *s, czk_gpu_srs_section sec, czk_gpu_bases **b, size_t *len,
+                 int *group)
+{
+    *group = 1;
+    switch (sec) {
+    case CZK_GPU_SRS_H: *b = s->h, *len = s->h_len; return true;
+    case CZK_GPU_SRS_L: *b = s->l, *len = s->l_len; return true;
+    case CZK_GPU_SRS_A: *b = s->a, *len = s->a_len; return true;
+    case CZK_GPU_SRS_B_G1: *b = s->b1, *len = s->b1_len; return true;
+    case CZK_GPU_SRS_B_G2: *b = s->b2, *len = s->b2_len, *group = 2; return true;
+    }
+    return false;
+}
+
 /* ------------------------------------------------------------------------------------ */
 /* Kernels                                                                              */
 /* ------------------------------------------------------------------------------------ */
@@ -723,6 +770,43 @@ czk_status czk_gpu_srs_synthesize(czk_gpu_srs **out, int gpu, const czk_groth16_
                                   uint64_t seed, czk_err *err)
 {
     return srs_make(out, gpu, pk, true, seed, err);
+}
+
+czk_status czk_gpu_srs_create_empty(czk_gpu_srs **out, int gpu, const czk_groth16_params *pk,
+                                    czk_err *err)
+{
+    return srs_make_empty(out, gpu, pk, err);
+}
+
+czk_status czk_gpu_srs_fixed_base(czk_gpu_srs *srs, czk_gpu_srs_section sec, size_t first,
+                                  const czk_fr *k, size_t n, czk_err *err)
+{
+    czk_gpu_bases *b;
+    size_t len;
+    int group;
+    if (srs == nullptr || !srs_section(srs, sec, &b, &len, &group))
+        return czk_err_set(err, CZK_EINVAL, "gpu srs fixed-base: bad SRS or section");
+    if (first > len || n > len - first)
+        return czk_err_set(err, CZK_EINVAL,
+                           "gpu srs fixed-base: [%zu, %zu) is outside the section's %zu points",
+                           first, first + n, len);
+    if (n == 0) return CZK_OK;
+    if (k == nullptr) return czk_err_set(err, CZK_EINVAL, "gpu srs fixed-base: NULL scalars");
+    size_t elem = group == 1 ? sizeof(czk_g1_affine) : sizeof(czk_g2_affine);
+    /* The handle is this SRS's own memory: writing through it is how it gets filled. */
+    uint8_t *dst = (uint8_t *)const_cast<void *>(czk__gpu_bases_dev(b)) + first * elem;
+    return czk__gpu_fixed_base_dev(srs->gpu, group, dst, k, n, err);
+}
+
+czk_status czk_gpu_srs_download(const czk_gpu_srs *srs, czk_gpu_srs_section sec, size_t first,
+                                size_t count, void *out, czk_err *err)
+{
+    czk_gpu_bases *b;
+    size_t len;
+    int group;
+    if (srs == nullptr || !srs_section(srs, sec, &b, &len, &group))
+        return czk_err_set(err, CZK_EINVAL, "gpu srs download: bad SRS or section");
+    return czk_gpu_bases_download(b, first, count, out, err);
 }
 
 void czk_gpu_srs_destroy(czk_gpu_srs *srs) { srs_free(srs); }

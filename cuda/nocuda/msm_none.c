@@ -113,3 +113,10 @@ czk_status czk__gpu_msm_dev(int gpu, int group, void *out, const void *bases_dev
     (void)n, (void)density, (void)stats;
     return NO_GPU(err);
 }
+
+czk_status czk__gpu_bases_alloc(int gpu, int group, size_t n, czk_gpu_bases **out, czk_err *err)
+{
+    (void)gpu, (void)group, (void)n;
+    if (out != NULL) *out = NULL;
+    return NO_GPU(err);
+}

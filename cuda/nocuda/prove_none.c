@@ -60,3 +60,25 @@ czk_status czk__gpu_h2d_rate(int gpu, void *const *host, size_t nbuf, size_t byt
     (void)gpu, (void)host, (void)nbuf, (void)bytes, (void)gbps;
     return NO_GPU(err);
 }
+
+czk_status czk_gpu_srs_create_empty(czk_gpu_srs **out, int gpu, const czk_groth16_params *pk,
+                                    czk_err *err)
+{
+    (void)gpu, (void)pk;
+    if (out != NULL) *out = NULL;
+    return NO_GPU(err);
+}
+
+czk_status czk_gpu_srs_fixed_base(czk_gpu_srs *srs, czk_gpu_srs_section sec, size_t first,
+                                  const czk_fr *k, size_t n, czk_err *err)
+{
+    (void)srs, (void)sec, (void)first, (void)k, (void)n;
+    return NO_GPU(err);
+}
+
+czk_status czk_gpu_srs_download(const czk_gpu_srs *srs, czk_gpu_srs_section sec, size_t first,
+                                size_t count, void *out, czk_err *err)
+{
+    (void)srs, (void)sec, (void)first, (void)count, (void)out;
+    return NO_GPU(err);
+}

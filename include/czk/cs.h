@@ -44,7 +44,8 @@
  * never does anyway. czk_cs_has_witness tells a circuit when it may skip witness work.
  *
  * Threading: a czk_cs and the czk_lc built on it belong to one thread at a time; separate
- * czk_cs objects are independent.
+ * czk_cs objects are independent. In EVAL mode czk_cs_fork splits one synthesis over
+ * threads: children that write disjoint ranges of the same buffers, joined back in order.
  */
 #ifndef CZK_CS_H
 #define CZK_CS_H
@@ -297,6 +298,38 @@ CZK_API czk_status czk_cs_get_hash(const czk_cs *cs, uint8_t digest[32], char he
  */
 CZK_API czk_status czk_cs_hash_circuit(czk_cs_circuit_fn circuit, void *ctx, char hex[65],
                                        czk_cs_counts *counts, czk_err *err);
+
+/* ------------------------------------------------------------------------------------ */
+/* Fork/join: one EVAL synthesis on several threads                                     */
+/* ------------------------------------------------------------------------------------ */
+
+/**
+ * A child EVAL cs that synthesizes a later part of the parent's circuit on another thread,
+ * straight into the parent's buffers: its counters start at `at` (n_inputs, n_aux,
+ * n_constraints; each at least the parent's current count; densities ignored), which the
+ * caller knows from the circuit's structure (e.g. a prologue, then identical challenges
+ * of known size). The child shares the parent's caller buffers and density bitmaps (it
+ * sets bits atomically, and never grows a bitmap: running past them is a sticky
+ * CZK_ERESOURCE) and owns its scratch and its sticky status and message.
+ *
+ * A child may use the parent's variables allocated before the fork and its own; any
+ * other id (between the parent's counts and `at`: another child's) is a sticky CZK_EINVAL
+ * like an unknown variable. The parent must be an unfinished EVAL cs without an error
+ * (CZK_EINVAL otherwise, or its own error); it must not be used from its first fork until
+ * czk_cs_join. A child cannot be reset or forked; it is destroyed by the join.
+ */
+CZK_API czk_status czk_cs_fork(czk_cs *parent, const czk_cs_counts *at, czk_cs **child,
+                               czk_err *err);
+
+/**
+ * Join children (in synthesis order) back into their parent, after their threads are
+ * done: the first child error becomes the parent's sticky error with its message; else
+ * child k must end exactly where child k+1 started (a mismatch is CZK_EINTERNAL naming k
+ * and both counts). The parent's counters then continue from the last child's end, and
+ * czk_cs_get_counts / czk_cs_get_densities / czk_cs_finish see the whole synthesis, as if
+ * it had run serially. Every child is destroyed. Returns the parent's sticky status.
+ */
+CZK_API czk_status czk_cs_join(czk_cs *parent, czk_cs *const *children, size_t n, czk_err *err);
 
 #ifdef __cplusplus
 }

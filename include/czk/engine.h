@@ -123,6 +123,14 @@ typedef struct czk_engine_config {
     uint64_t retention_s;          /* finished jobs and proofs kept; default 24 h */
     uint64_t srs_idle_evict_s;     /* idle parameter sets may be evicted after; default 300 */
     unsigned max_queued_jobs;      /* submit beyond this is CZK_ERESOURCE; default 10000 */
+    /*
+     * INSECURE, for benchmarks and tests: a Filecoin circuit whose .params file is missing
+     * gets czk TEST parameters made in memory (czk_fil_test_params_make: toxic waste from a
+     * seed derived from the file name, so every run makes the same keys), resident on the
+     * engine's GPUs when it has any, and its .vk and .meta are written to param_dir so
+     * clients can verify. Proofs made with them are valid for no real verifier.
+     */
+    bool test_params;
 } czk_engine_config;
 
 typedef struct czk_engine czk_engine;

@@ -86,6 +86,17 @@ CZK_API czk_status czk_fil_job_synthesize(const czk_fil_job *j, size_t p, czk_cs
                                           czk_err *err);
 
 /**
+ * czk_fil_job_synthesize with the partition's own work spread over `pool`: in EVAL mode a
+ * PoRep or SnapDeals partition synthesizes each challenge on its own thread
+ * (czk_porep_circuit_par, czk_snap_synthesize_par), bit for bit the serial result; PoSt,
+ * other modes, or a NULL pool run serially.
+ * Partitions may still be synthesized concurrently (czk_pool_run serialises runs of one
+ * pool, so concurrent callers should each have their own pool).
+ */
+CZK_API czk_status czk_fil_job_synthesize_pool(const czk_fil_job *j, size_t p, czk_cs *cs,
+                                               czk_pool *pool, czk_err *err);
+
+/**
  * Public inputs of partition `p`, without the leading ONE (what the verifier's IC[1..]
  * multiplies); `*n` gets their number. `out` has room for `cap`.
  */
@@ -106,17 +117,42 @@ CZK_API czk_status czk_fil_circuit_synthesize_shape(const char *circuit_id, czk_
                                                     czk_err *err);
 
 /**
- * INSECURE, for tests only: czk TEST parameters for `circuit_id` (its R1CS recorded with
- * czk_fil_circuit_synthesize_shape, keys from czk_groth16_setup's random toxic waste, not
- * from a ceremony), written as dir/<params name>.params, .vk and .meta ({"sector_size":N}),
- * each through a temporary file and a rename. When all three exist and `force` is false
- * nothing is done. `*generated` (may be NULL) says whether files were written. `dir` is
- * created if missing (its parent must exist).
+ * INSECURE, for tests only: czk TEST parameters for `circuit_id` (czk_fil_test_params_make:
+ * keys from toxic waste derived from the parameter file name, not from a ceremony),
+ * written as dir/<params name>.params, .vk and .meta ({"sector_size":N}), each through a
+ * temporary file and a rename. When all three exist and `force` is false nothing is done.
+ * `*generated` (may be NULL) says whether files were written. `dir` is created if missing
+ * (its parent must exist). The keys are the ones czk_fil_test_params_make gives in memory.
  */
 CZK_API czk_status czk_fil_test_params_generate(const char *circuit_id, const char *dir,
                                                 bool force, czk_pool *pool,
                                                 czk_progress_fn progress, void *progress_ctx,
                                                 bool *generated, czk_err *err);
+
+struct czk_gpu_srs; /* include/czk/gpu.h */
+
+/**
+ * INSECURE, for tests only: czk TEST parameters for `circuit_id` made in memory, writing
+ * nothing. The circuit's QAP is evaluated while it is synthesized (czk_groth16_setup_circuit,
+ * no R1CS is held), from toxic waste derived from the seed SHA-256("czk test parameters v1"
+ * ‖ params name), so every run, on disk (czk_fil_test_params_generate) or in memory, makes
+ * the same keys for one circuit. ngpus ≥ 1: the proving key's points are made on each of
+ * gpus[0..ngpus) into srs_per_gpu[0..ngpus) (czk_gpu_srs_destroy), and `out` keeps only the
+ * verifying key and the lengths (its point arrays NULL); ngpus == 0: host arrays in `out`.
+ */
+CZK_API czk_status czk_fil_test_params_make(const char *circuit_id, const int *gpus,
+                                            size_t ngpus, czk_groth16_params *out,
+                                            struct czk_gpu_srs **srs_per_gpu, czk_pool *pool,
+                                            czk_progress_fn progress, void *progress_ctx,
+                                            czk_err *err);
+
+/**
+ * Write dir/<params name>.vk (vk's bytes, czk_groth16_vk_write) and .meta
+ * ({"sector_size":N}) for `circuit_id`, each through a temporary file and a rename: what
+ * a client needs to verify proofs of in-memory test parameters.
+ */
+CZK_API czk_status czk_fil_test_vk_write(const char *circuit_id, const char *dir,
+                                         const czk_groth16_vk *vk, czk_err *err);
 
 #ifdef __cplusplus
 }

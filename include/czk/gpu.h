@@ -220,6 +220,38 @@ CZK_API czk_status czk_gpu_srs_synthesize(czk_gpu_srs **out, int gpu,
                                           const czk_groth16_params *pk, uint64_t seed,
                                           czk_err *err);
 CZK_API void czk_gpu_srs_destroy(czk_gpu_srs *srs);
+
+/** The sections of an SRS, for filling and reading them one at a time. */
+typedef enum czk_gpu_srs_section {
+    CZK_GPU_SRS_H = 0,
+    CZK_GPU_SRS_L = 1,
+    CZK_GPU_SRS_A = 2,
+    CZK_GPU_SRS_B_G1 = 3,
+    CZK_GPU_SRS_B_G2 = 4 /* the only G2 section */
+} czk_gpu_srs_section;
+
+/**
+ * An SRS of the shape of `pk` (only its lengths are read; its point arrays may be NULL)
+ * with its device memory reserved and its points not yet set: czk_gpu_srs_fixed_base
+ * fills it. For test parameters made straight on the GPU (czk_groth16_setup_circuit), so
+ * that the points never exist on the host. CZK_ERESOURCE when device memory runs out.
+ */
+CZK_API czk_status czk_gpu_srs_create_empty(czk_gpu_srs **out, int gpu,
+                                            const czk_groth16_params *pk, czk_err *err);
+/**
+ * Section `sec`[first + i] = k[i]·G for i < n (G the G1 generator, or G2's for B_G2),
+ * k host scalars in Montgomery form: the fixed-base kernels of czk_gpu_g1s_fixed_base
+ * write into the SRS directly, device to device, with no host copy of the points. Returns
+ * when the points are written. CZK_EINVAL when [first, first + n) is outside the section.
+ * Not to be called while the SRS is in use by a proof.
+ */
+CZK_API czk_status czk_gpu_srs_fixed_base(czk_gpu_srs *srs, czk_gpu_srs_section sec,
+                                          size_t first, const czk_fr *k, size_t n,
+                                          czk_err *err);
+/** Copy points [first, first + count) of section `sec` to the host (czk_g1_affine, or
+ *  czk_g2_affine for B_G2). */
+CZK_API czk_status czk_gpu_srs_download(const czk_gpu_srs *srs, czk_gpu_srs_section sec,
+                                        size_t first, size_t count, void *out, czk_err *err);
 /** Device bytes the SRS holds. */
 CZK_API uint64_t czk_gpu_srs_bytes(const czk_gpu_srs *srs);
 /** The GPU the SRS lives on, or -1 for NULL. */

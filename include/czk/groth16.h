@@ -13,6 +13,7 @@
 #define CZK_GROTH16_H
 
 #include "czk/bls12_381.h"
+#include "czk/cs.h"
 #include "czk/msm.h"
 #include "czk/pool.h"
 #include "czk/r1cs.h"
@@ -160,6 +161,47 @@ typedef void (*czk_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 CZK_API czk_status czk_groth16_setup(czk_groth16_params *out, const czk_r1cs *r1cs,
                                      czk_pool *pool, czk_progress_fn progress, void *progress_ctx,
                                      czk_err *err);
+
+struct czk_gpu_srs; /* include/czk/gpu.h */
+
+/** Options of the seeded and streaming setup entries; zero-initialised means random waste
+ *  and host arrays. */
+typedef struct czk_groth16_setup_opts {
+    /** 32 bytes: τ, α, β, γ, δ are derived from them, so one seed and one circuit give
+     *  byte-identical keys on every path. For each label "tau", "alpha", "beta", "gamma",
+     *  "delta" and a counter c = 0, 1, ... until non-zero: SHA-512("czk groth16 setup v1"
+     *  ‖ seed ‖ label ‖ c as u32 LE) as a 512-bit little-endian integer mod r. Anyone who
+     *  knows the seed knows the waste. NULL: fresh waste from the OS CSPRNG. */
+    const uint8_t *seed;
+    /** ngpus > 0: the proving key's sections (h, l, a, b_g1, b_g2) are made by fixed-base
+     *  multiplication straight into a GPU-resident SRS on each of gpus[0..ngpus), returned
+     *  in srs_out[0..ngpus) (czk_gpu_srs_destroy); the scalars are computed once. The
+     *  params then keep only vk (with vk.ic) and the lengths: h, l, a, b_g1, b_g2 are NULL.
+     *  ngpus == 0: host arrays, as czk_groth16_setup. */
+    const int *gpus;
+    size_t ngpus;
+    struct czk_gpu_srs **srs_out;
+} czk_groth16_setup_opts;
+
+/** czk_groth16_setup with options (NULL: the defaults). */
+CZK_API czk_status czk_groth16_setup_r1cs(czk_groth16_params *out, const czk_r1cs *r1cs,
+                                          const czk_groth16_setup_opts *opts, czk_pool *pool,
+                                          czk_progress_fn progress, void *progress_ctx,
+                                          czk_err *err);
+
+/**
+ * The same keys as czk_groth16_setup_r1cs on the circuit's recorded R1CS, without ever
+ * holding the R1CS: `circuit` runs once in COUNT mode (sizes), then once in RECORD mode
+ * with a sink that adds coeff·L_row(τ) into u, v, w as each row is synthesized. Host
+ * memory peaks at about four arrays of 32 bytes per variable or row (plus the points when
+ * they go to host arrays). Progress counts the rows of the QAP pass, then the points.
+ * `circuit` must synthesize the same structure both times (it sees no witness).
+ */
+CZK_API czk_status czk_groth16_setup_circuit(czk_groth16_params *out, czk_cs_circuit_fn circuit,
+                                             void *circuit_ctx,
+                                             const czk_groth16_setup_opts *opts, czk_pool *pool,
+                                             czk_progress_fn progress, void *progress_ctx,
+                                             czk_err *err);
 
 /* ------------------------------------------------------------------------------------ */
 /* Encodings (bellperson / Filecoin)                                                    */

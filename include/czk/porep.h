@@ -21,6 +21,7 @@
 #include "czk/cs.h"
 #include "czk/filecoin.h"
 #include "czk/merkle.h"
+#include "czk/pool.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -87,6 +88,19 @@ typedef struct czk_porep_circuit_ctx {
  * non-canonical value, a path of the wrong shape).
  */
 CZK_API czk_status czk_porep_circuit(czk_cs *cs, void *ctx);
+
+/**
+ * czk_porep_circuit in EVAL mode on `pool`: the prologue (replica_id, commitments) on the
+ * caller, then every challenge on its own czk_cs_fork of `cs` at its precomputed offset
+ * (the prologue's end plus i times one challenge's counts, from czk_porep_count's two
+ * small COUNT syntheses, cached per config), joined in order. The result is bit for bit
+ * the serial one: a/b/c, witness, counts, densities and the first error. Any other mode,
+ * a NULL or one-thread pool, or at most 2 challenges runs czk_porep_circuit itself.
+ * Called from inside one of the pool's own tasks, the challenges run one after another on
+ * that thread (czk_pool_run nests inline): correct, but not parallel.
+ */
+CZK_API czk_status czk_porep_circuit_par(czk_cs *cs, const czk_porep_circuit_ctx *ctx,
+                                         czk_pool *pool);
 
 /**
  * The counts and densities a COUNT-mode synthesis of the whole partition gives, from

@@ -22,6 +22,7 @@
 #include "czk/cs.h"
 #include "czk/gadgets.h"
 #include "czk/merkle.h"
+#include "czk/pool.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -86,6 +87,15 @@ typedef struct czk_snap_witness {
  */
 CZK_API czk_status czk_snap_synthesize(czk_cs *cs, const czk_snap_params *p,
                                        const czk_snap_witness *w);
+
+/**
+ * czk_snap_synthesize in EVAL mode on `pool`: the part before the challenges on the
+ * caller, then each challenge on its own czk_cs_fork of cs (the offsets from two small
+ * cached COUNT syntheses), joined in order: bit for bit the serial result. Any other mode,
+ * a NULL or one-thread pool, or at most 2 challenges: czk_snap_synthesize.
+ */
+CZK_API czk_status czk_snap_synthesize_par(czk_cs *cs, const czk_snap_params *p,
+                                           const czk_snap_witness *w, czk_pool *pool);
 
 /** Context of czk_snap_circuit (a czk_cs_circuit_fn). */
 typedef struct czk_snap_circuit_ctx {

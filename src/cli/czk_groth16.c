@@ -308,11 +308,57 @@ static czk_status read_public(czk_fr **out, size_t *n, const char *path, czk_err
     return CZK_OK;
 }
 
+/* Proofs of several partitions, proof k against PUBLIC.k; 0 all valid, 1 one invalid. */
+static int verify_partitions(const czk_groth16_vk *vk, const uint8_t *proofs, size_t n,
+                             const char *proof_path, const char *public_path, czk_err *err)
+{
+    czk_groth16_pvk pvk;
+    czk_groth16_prepare_vk(&pvk, vk);
+    size_t bad = 0;
+    for (size_t k = 0; k < n; k++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s.%zu", public_path, k);
+        czk_groth16_proof proof;
+        czk_fr *pub = NULL;
+        size_t npub = 0;
+        if (czk_groth16_proof_read(&proof, proofs + k * CZK_GROTH16_PROOF_SIZE, err) != CZK_OK) {
+            char why[CZK_ERR_MSG_MAX];
+            snprintf(why, sizeof why, "%s", err->msg);
+            czk_err_set(err, err->status, "%s: proof %zu: %s", proof_path, k, why);
+            return 2;
+        }
+        if (read_public(&pub, &npub, path, err) != CZK_OK) return 2;
+        if (npub + 1 != vk->ic_len) {
+            czk_err_set(err, CZK_EINVAL, "%s: %zu public inputs, the key expects %zu", path, npub,
+                        vk->ic_len - 1);
+            czk_free(pub);
+            return 2;
+        }
+        czk_status st = czk_groth16_verify(&pvk, &proof, pub, npub, err);
+        czk_free(pub);
+        if (st == CZK_EVERIFY) {
+            printf("partition %zu: invalid\n", k);
+            bad++;
+        } else if (st != CZK_OK) {
+            return 2;
+        }
+    }
+    if (bad > 0) {
+        printf("invalid (%zu of %zu partitions)\n", bad, n);
+        return 1;
+    }
+    printf("valid (%zu partitions)\n", n);
+    return 0;
+}
+
 static void verify_usage(void)
 {
     fprintf(stderr, "usage: czk verify --vk VK --proof PROOF --public PUBLIC\n"
                     "  snarkjs JSON (verification_key.json, proof.json, public.json) or bellperson\n"
                     "  binary (.vk, 192-byte proof, 32-byte LE inputs), detected from content.\n"
+                    "  A binary PROOF of N > 1 proofs (N x 192 bytes, one per partition, as czkd\n"
+                    "  returns them) is checked against PUBLIC.0 .. PUBLIC.N-1 (what\n"
+                    "  `czk submit --public-out PUBLIC` writes); every one must be valid.\n"
                     "exit status: 0 valid, 1 invalid, 2 bad input\n");
 }
 
@@ -362,8 +408,14 @@ int czk_cli_verify(int argc, char **argv)
     if (looks_json(buf, len)) {
         if (czk_snarkjs_proof_read_json(&proof, proof_path, &err) != CZK_OK) goto out;
     } else {
-        if (len != CZK_GROTH16_PROOF_SIZE) {
-            czk_err_set(&err, CZK_EFORMAT, "%s: %zu bytes, a proof has 192", proof_path, len);
+        if (len == 0 || len % CZK_GROTH16_PROOF_SIZE != 0) {
+            czk_err_set(&err, CZK_EFORMAT, "%s: %zu bytes, not a whole number of 192-byte proofs",
+                        proof_path, len);
+            goto out;
+        }
+        if (len > CZK_GROTH16_PROOF_SIZE) {
+            rc = verify_partitions(&vk, buf, len / CZK_GROTH16_PROOF_SIZE, proof_path,
+                                   public_path, &err);
             goto out;
         }
         if (czk_groth16_proof_read(&proof, buf, &err) != CZK_OK) goto out;
@@ -397,14 +449,18 @@ out:
 static void setup_usage(void)
 {
     fprintf(stderr,
-            "usage: czk setup --r1cs X.r1cs --params OUT.params [--vk OUT.vk] [--threads N]\n"
+            "usage: czk setup --r1cs X.r1cs --params OUT.params [--vk OUT.vk] [--seed HEX]\n"
+            "                 [--threads N]\n"
             "       czk setup --r1cs X.r1cs --zkey OUT.zkey [--vk-json OUT.vk.json] [--threads N]\n"
             "       czk setup --circuit ID --param-dir DIR [--force] [--threads N]\n"
             "Generates Groth16 parameters from random toxic waste: bellperson's layout\n"
             "(--params), or a snarkjs .zkey (--zkey) that snarkjs proves and verifies with.\n"
             "--circuit records a Filecoin circuit (porep-2k, snap-8m, wpost-32g, winning-2k, ...)\n"
             "and writes DIR/<Filecoin parameter name>.params, .vk and .meta; existing files\n"
-            "are kept unless --force.\n"
+            "are kept unless --force. Its toxic waste is derived from the parameter name, so\n"
+            "every run (and czkd's in-memory test parameters) makes the same keys.\n"
+            "--seed (64 hex digits) derives the waste of --params from that seed instead of\n"
+            "the OS's randomness: the same seed and R1CS give byte-identical files.\n"
             "INSECURE: the toxic waste was in this process and there is no ceremony; for\n"
             "tests and benchmarks only.\n");
 }
@@ -418,9 +474,10 @@ static int setup_circuit(const char *circuit_id, const char *dir, bool force, un
     if (czk_fil_circuit_lookup(circuit_id, NULL, NULL, &name, &err) != CZK_OK) return fail(&err);
     fprintf(stderr,
             "czk setup: %s -> %s/%s.{params,vk,meta}\n"
-            "czk setup: THESE ARE czk TEST PARAMETERS: random toxic waste that this process\n"
-            "           discards (known to nobody), but NOT the output of Filecoin's trusted-setup\n"
-            "           ceremony. Proofs made with them do not verify on chain.\n",
+            "czk setup: THESE ARE czk TEST PARAMETERS: their toxic waste is derived from the\n"
+            "           parameter file name, so anyone can recompute it and forge proofs; they\n"
+            "           are NOT the output of Filecoin's trusted-setup ceremony. Proofs made with\n"
+            "           them do not verify on chain.\n",
             circuit_id, dir, name);
     czk_pool *pool = NULL;
     if (czk_pool_create(&pool, threads, &err) != CZK_OK) return fail(&err);
@@ -439,6 +496,25 @@ static int setup_circuit(const char *circuit_id, const char *dir, bool force, un
     return 0;
 }
 
+/* 64 hex digits into 32 bytes, in the order written. */
+static bool parse_seed(uint8_t out[32], const char *hex)
+{
+    if (strlen(hex) != 64) return false;
+    for (size_t i = 0; i < 64; i++) {
+        int c = (unsigned char)hex[i];
+        int v = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
+        if (v < 0) return false;
+        if (i % 2 == 0)
+            out[i / 2] = (uint8_t)(v << 4);
+        else
+            out[i / 2] |= (uint8_t)v;
+    }
+    return true;
+}
+
 int czk_cli_setup(int argc, char **argv)
 {
     static const struct option opts[] = {{"r1cs", required_argument, 0, 'r'},
@@ -450,12 +526,14 @@ int czk_cli_setup(int argc, char **argv)
                                          {"circuit", required_argument, 0, 'c'},
                                          {"param-dir", required_argument, 0, 'd'},
                                          {"force", no_argument, 0, 'f'},
+                                         {"seed", required_argument, 0, 's'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *r1cs_path = NULL, *params_path = NULL, *vk_path = NULL;
     const char *zkey_path = NULL, *vk_json_path = NULL;
     const char *circuit_id = NULL, *param_dir = NULL;
-    bool force = false;
+    bool force = false, seeded = false;
+    uint8_t seed[32];
     unsigned threads = 0;
     int c;
     optind = 1;
@@ -470,19 +548,27 @@ int czk_cli_setup(int argc, char **argv)
         case 'c': circuit_id = optarg; break;
         case 'd': param_dir = optarg; break;
         case 'f': force = true; break;
+        case 's':
+            if (!(seeded = parse_seed(seed, optarg))) {
+                fprintf(stderr, "czk setup: --seed takes 64 hex digits\n");
+                return 2;
+            }
+            break;
         case 'h': setup_usage(); return 0;
         default: setup_usage(); return 2;
         }
     }
     if (circuit_id != NULL || param_dir != NULL) {
-        if (circuit_id == NULL || param_dir == NULL || r1cs_path || params_path || zkey_path) {
+        if (circuit_id == NULL || param_dir == NULL || r1cs_path || params_path || zkey_path ||
+            seeded) {
             setup_usage();
             return 2;
         }
         return setup_circuit(circuit_id, param_dir, force, threads);
     }
     if (!r1cs_path || (params_path == NULL) == (zkey_path == NULL) ||
-        (zkey_path != NULL && vk_path != NULL) || (params_path != NULL && vk_json_path != NULL)) {
+        (zkey_path != NULL && vk_path != NULL) || (params_path != NULL && vk_json_path != NULL) ||
+        (zkey_path != NULL && seeded)) {
         setup_usage();
         return 2;
     }
@@ -510,7 +596,11 @@ int czk_cli_setup(int argc, char **argv)
         rc = 0;
         goto out;
     }
-    if (czk_groth16_setup(&pk, &r1cs, pool, progress_bar, "setup", &err) != CZK_OK) goto out;
+    czk_groth16_setup_opts so;
+    memset(&so, 0, sizeof so);
+    so.seed = seeded ? seed : NULL;
+    if (czk_groth16_setup_r1cs(&pk, &r1cs, &so, pool, progress_bar, "setup", &err) != CZK_OK)
+        goto out;
     if (czk_groth16_params_write_file(&pk, params_path, &err) != CZK_OK) goto out;
     if (vk_path != NULL) {
         size_t n = czk_groth16_vk_size(&pk.vk);

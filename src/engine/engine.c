@@ -113,6 +113,65 @@ static size_t q_best(czk__part **q, size_t n)
     return best;
 }
 
+/* Partitions at most this large (a/b/c and witness) may take the express lane. */
+#define EXPRESS_MAX_BYTES ((uint64_t)1 << 30)
+
+static uint64_t part_bytes(const czk__params *pe);
+
+/*
+ * The express lane's partitions: small ones (a WinningPoSt's is 50 MB) of HIGH or CRITICAL
+ * priority, which must not queue behind 32 GiB partitions. Before its parameters are
+ * loaded a partition's size is unknown: then a CRITICAL one (WinningPoSt by default)
+ * counts as express, so that the lane loads its parameters at once.
+ */
+static bool part_express(const czk__part *p)
+{
+    const czk__params *pe = p->job->params;
+    if (pe == NULL || pe->state != CZK__PE_LOADED) return p->job->prio == CZK_PRIO_CRITICAL;
+    return p->job->prio >= CZK_PRIO_HIGH && part_bytes(pe) <= EXPRESS_MAX_BYTES;
+}
+
+/* q_best among the express lane's partitions only. */
+static size_t q_best_express(czk__part **q, size_t n)
+{
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < n; i++)
+        if (part_express(q[i]) && (best == SIZE_MAX || part_before(q[i], q[best]))) best = i;
+    return best;
+}
+
+static void gpu_lock_init(czk__gpu_lock *l)
+{
+    pthread_mutex_init(&l->mu, NULL);
+    pthread_cond_init(&l->cv, NULL);
+    l->busy = false;
+    l->urgent_waiting = 0;
+}
+
+static void gpu_lock_destroy(czk__gpu_lock *l)
+{
+    pthread_cond_destroy(&l->cv);
+    pthread_mutex_destroy(&l->mu);
+}
+
+static void gpu_lock(czk__gpu_lock *l, bool urgent)
+{
+    pthread_mutex_lock(&l->mu);
+    if (urgent) l->urgent_waiting++;
+    while (l->busy || (!urgent && l->urgent_waiting > 0)) pthread_cond_wait(&l->cv, &l->mu);
+    if (urgent) l->urgent_waiting--;
+    l->busy = true;
+    pthread_mutex_unlock(&l->mu);
+}
+
+static void gpu_unlock(czk__gpu_lock *l)
+{
+    pthread_mutex_lock(&l->mu);
+    l->busy = false;
+    pthread_cond_broadcast(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+}
+
 /* Remove entry i keeping the others' order (the finalizer's queue is FIFO). */
 static void q_remove(czk__part **q, size_t *n, size_t i)
 {
@@ -477,7 +536,7 @@ static void job_end(czk_engine *e, czk__job *j, czk_job_state state, czk_status 
  * A Filecoin partition: the circuit writes its witness and a/b/c straight into the
  * checked-out buffer (EVAL mode); the prover appends the input rows itself.
  */
-static czk_status synthesize_fil(czk__part *p, size_t m, czk_err *err)
+static czk_status synthesize_fil(czk__part *p, size_t m, czk_pool *pool, czk_err *err)
 {
     czk__job *j = p->job;
     czk__params *pe = j->params;
@@ -507,7 +566,7 @@ static czk_status synthesize_fil(czk__part *p, size_t m, czk_err *err)
     czk_cs *cs = NULL;
     czk_status st = czk_cs_create(&cs, &cfg, err);
     if (st != CZK_OK) return st;
-    st = czk_fil_job_synthesize(fj, p->idx, cs, err);
+    st = czk_fil_job_synthesize_pool(fj, p->idx, cs, pool, err);
     if (st == CZK_OK) st = czk_cs_finish(cs, err);
     if (st == CZK_OK) {
         czk_cs_counts got;
@@ -529,8 +588,8 @@ static czk_status synthesize_fil(czk__part *p, size_t m, czk_err *err)
     return czk_fil_job_public_inputs(fj, p->idx, p->pub, p->n_pub, &n, err);
 }
 
-/* Synthesize partition p into a checked-out buffer (mu not held). */
-static czk_status synthesize(czk_engine *e, czk__part *p, czk_err *err)
+/* Synthesize partition p into a checked-out buffer (mu not held), on the worker's pool. */
+static czk_status synthesize(czk_engine *e, czk__part *p, czk_pool *pool, czk_err *err)
 {
     czk__job *j = p->job;
     czk__params *pe = j->params;
@@ -549,7 +608,7 @@ static czk_status synthesize(czk_engine *e, czk__part *p, czk_err *err)
     p->b = base + m;
     p->c = base + 2 * m;
     p->z = base + 3 * m;
-    if (!pe->circom) return synthesize_fil(p, m, err);
+    if (!pe->circom) return synthesize_fil(p, m, pool, err);
     size_t n = 0;
     st = czk__wtns_parse(j->wtns, j->wtns_len, p->z, nv, &n, err);
     if (st != CZK_OK) return st;
@@ -557,7 +616,7 @@ static czk_status synthesize(czk_engine *e, czk__part *p, czk_err *err)
         return czk_err_set(err, CZK_EINVAL,
                            "vanilla_proof (.wtns): %zu witness values, %s needs %zu", n,
                            pe->path, nv);
-    czk_r1cs_eval(&pe->ab, p->z, p->a, p->b, p->c, e->pool);
+    czk_r1cs_eval(&pe->ab, p->z, p->a, p->b, p->c, pool);
     p->n_rows = pe->ab.n_constraints;
     p->n_pub = pe->pk.n_inputs - 1;
     p->pub = czk_malloc((p->n_pub ? p->n_pub : 1) * sizeof *p->pub);
@@ -571,10 +630,18 @@ static void *synth_main(void *arg)
     czk_engine *e = arg;
     char name[32];
     pthread_mutex_lock(&e->mu);
-    snprintf(name, sizeof name, "synth%u", e->synth_started++);
+    unsigned widx = e->synth_started++;
+    bool express = widx == e->n_synth_workers;
+    if (express)
+        snprintf(name, sizeof name, "synth-express");
+    else
+        snprintf(name, sizeof name, "synth%u", widx);
+    czk_pool *spool = e->synth_pools[widx];
     for (;;) {
         if (e->stopping) break;
-        size_t bi = e->draining ? SIZE_MAX : q_best(e->synth_q, e->n_synth_q);
+        size_t bi = e->draining ? SIZE_MAX
+                    : express     ? q_best_express(e->synth_q, e->n_synth_q)
+                                  : q_best(e->synth_q, e->n_synth_q);
         if (bi == SIZE_MAX) {
             timed_wait(&e->cv_work, &e->mu, 1000);
             continue;
@@ -592,6 +659,15 @@ static void *synth_main(void *arg)
         }
         if (pe->state == CZK__PE_COLD) {
             uint64_t est = file_size(pe->path);
+            /* Test parameters made in memory: the QAP pass holds about five vectors of
+             * 32 bytes per variable or row on the host while it runs. */
+            if (est == 0 && e->test_params && !pe->circom && j->fil != NULL) {
+                czk_cs_counts cnt;
+                czk_fil_job_counts(j->fil, &cnt);
+                uint64_t n = cnt.n_inputs + cnt.n_aux;
+                if (cnt.n_constraints + cnt.n_inputs > n) n = cnt.n_constraints + cnt.n_inputs;
+                est = 5 * 32 * n;
+            }
             if (!budget_fit(e, est, false)) {
                 timed_wait(&e->cv_work, &e->mu, 1000);
                 continue;
@@ -605,7 +681,8 @@ static void *synth_main(void *arg)
             czk_err err;
             czk_err_clear(&err);
             uint64_t t0 = czk__now_us();
-            czk_status st = czk__params_load(pe, e->pool, &err);
+            czk__params_gen gen = {e->test_params, e->gpu_ordinals, e->ngpus};
+            czk_status st = czk__params_load(pe, &gen, e->pool, &err);
             uint64_t dt = czk__now_us() - t0;
             pthread_mutex_lock(&e->mu);
             e->busy_workers--;
@@ -633,7 +710,7 @@ static void *synth_main(void *arg)
         }
         /* Synthesis runs ahead of the provers by a bounded number of partitions: more
          * would only hold memory (and pinned buffers) that no prover can use yet. */
-        if (e->n_prove_q >= e->max_prove_queue) {
+        if (e->n_prove_q >= e->max_prove_queue && !express) {
             timed_wait(&e->cv_work, &e->mu, 1000);
             continue;
         }
@@ -669,7 +746,7 @@ static void *synth_main(void *arg)
         czk_err err;
         czk_err_clear(&err);
         p->t_synth_start = czk__now_us();
-        czk_status st = synthesize(e, p, &err);
+        czk_status st = synthesize(e, p, spool, &err);
         p->t_synth_end = czk__now_us();
 
         pthread_mutex_lock(&e->mu);
@@ -722,7 +799,10 @@ static czk_status gpu_prove(czk_engine *e, czk__prover *pv, czk__params *pe, czk
                             const czk_groth16_assignment *asg, czk_err *err)
 {
     size_t g = gpu_slot(e, pv->gpu);
-    pthread_mutex_lock(&e->gpu_mu[g]);
+    if (pe->gpu_srs[g] == NULL && !czk__params_on_host(pe))
+        return czk_err_set(err, CZK_EINTERNAL, "%s: the test parameters are not on gpu%d",
+                           pe->id, pv->gpu);
+    gpu_lock(&e->gpu_mu[g], pv->express);
     if (pe->gpu_srs[g] == NULL && !pe->gpu_srs_failed[g]) {
         czk_err serr;
         if (czk_gpu_srs_create(&pe->gpu_srs[g], pv->gpu, &pe->pk, &serr) != CZK_OK) {
@@ -734,10 +814,15 @@ static czk_status gpu_prove(czk_engine *e, czk__prover *pv, czk__params *pe, czk
     }
     czk_gpu_prove_stats stats;
     memset(&stats, 0, sizeof stats);
+    uint64_t t0 = czk__now_us();
     czk_status st = czk_gpu_prove_ex(&p->proof, pv->gpu, &pe->pk, pe->gpu_srs[g], asg, NULL,
                                      NULL, e->pool, NULL, NULL, &stats, err);
-    pthread_mutex_unlock(&e->gpu_mu[g]);
+    uint64_t dt = czk__now_us() - t0;
+    gpu_unlock(&e->gpu_mu[g]);
+    __atomic_add_fetch(&e->gpu_device_us[g], dt, __ATOMIC_RELAXED);
+    if (st == CZK_OK) __atomic_add_fetch(&e->gpu_parts[g], 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&e->h2d_bytes, stats.h2d_bytes + stats.srs_h2d_bytes, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&e->h2d_us, (uint64_t)(stats.h2d_s * 1e6), __ATOMIC_RELAXED);
     return st;
 }
 
@@ -754,7 +839,9 @@ static void *prove_main(void *arg)
     pthread_mutex_lock(&e->mu);
     for (;;) {
         if (e->stopping) break;
-        size_t bi = e->pause_provers ? SIZE_MAX : q_best(e->prove_q, e->n_prove_q);
+        size_t bi = e->pause_provers ? SIZE_MAX
+                    : pv->express ? q_best_express(e->prove_q, e->n_prove_q)
+                                  : q_best(e->prove_q, e->n_prove_q);
         if (bi == SIZE_MAX) {
             timed_wait(&e->cv_prove, &e->mu, 1000);
             continue;
@@ -793,7 +880,7 @@ static void *prove_main(void *arg)
         czk_status st;
         if (pv->gpu >= 0) {
             st = gpu_prove(e, pv, pe, p, &asg, &err);
-            if (st != CZK_OK && st != CZK_EINVAL) {
+            if (st != CZK_OK && st != CZK_EINVAL && czk__params_on_host(pe)) {
                 /* A GPU that fails (out of device memory, a CUDA error) must not fail the
                  * job: the CPU prover makes the same proof, slower. */
                 CZK_LOG_WARN("GPU prover failed, proving on the CPU",
@@ -1079,7 +1166,7 @@ static czk_status job_build(czk_engine *e, const czk_job_request *req, czk__job 
         j->nparts = (uint32_t)np;
     }
     struct stat sb;
-    if (stat(params_path, &sb) != 0) {
+    if (stat(params_path, &sb) != 0 && !(e->test_params && req->kind != CZK_JOB_CIRCOM)) {
         st = czk_err_set(err, CZK_ENOENT, "parameter file %s: %s", params_path, strerror(errno));
         goto fail;
     }
@@ -1337,6 +1424,14 @@ static czk_status start_thread(czk_engine *e, void *(*fn)(void *), void *arg, cz
     return CZK_OK;
 }
 
+static void synth_pools_free(czk_engine *e)
+{
+    if (e->synth_pools == NULL) return;
+    for (unsigned i = 0; i <= e->n_synth_workers; i++) czk_pool_destroy(e->synth_pools[i]);
+    czk_free(e->synth_pools);
+    e->synth_pools = NULL;
+}
+
 static void stop_threads(czk_engine *e)
 {
     pthread_mutex_lock(&e->mu);
@@ -1421,7 +1516,8 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in, 
 
     /* CPU backend: one prover (it uses every core through the pool). GPU: per device. */
     unsigned per = cfg.gpu_workers_per_device ? cfg.gpu_workers_per_device : 2;
-    e->n_prove_workers = e->use_gpu ? per * (unsigned)ng : 1;
+    e->n_express_prove_workers = e->use_gpu ? (unsigned)ng : 0;
+    e->n_prove_workers = (e->use_gpu ? per * (unsigned)ng : 1) + e->n_express_prove_workers;
     /* Auto: one synthesis worker per 16 GiB of budget (a 32 GiB PoRep partition's a/b/c
      * and witness take about that), 2 to 16. Idle workers cost nothing: admission is by
      * budget, so extra ones only wait. */
@@ -1429,20 +1525,45 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in, 
     if (auto_synth < 2) auto_synth = 2;
     if (auto_synth > 16) auto_synth = 16;
     e->n_synth_workers = cfg.synthesis_workers ? cfg.synthesis_workers : (unsigned)auto_synth;
-    e->max_prove_queue = 2 * e->n_prove_workers;
+    e->test_params = cfg.test_params;
+    if (e->test_params)
+        CZK_LOG_WARN("TEST PARAMETERS: missing Filecoin parameters are made in memory from a "
+                     "known seed; proofs are valid for no real verifier", "param_dir=%s",
+                     e->param_dir);
+    /* The synthesis threads are shared out among the workers, one pool each (the
+     * callers count as threads), so partitions that split into sections use them all. */
+    {
+        unsigned total = cfg.synthesis_threads ? cfg.synthesis_threads : czk_cpu_count();
+        unsigned per_worker = total / e->n_synth_workers;
+        if (per_worker < 1) per_worker = 1;
+        /* The last worker is the express lane's: small partitions, on its own thread. */
+        e->synth_pools = czk_calloc(e->n_synth_workers + 1, sizeof *e->synth_pools);
+        if (e->synth_pools == NULL) {
+            st = czk_err_set(err, CZK_ENOMEM, "out of memory");
+            goto fail;
+        }
+        for (unsigned i = 0; i <= e->n_synth_workers && st == CZK_OK; i++)
+            st = czk_pool_create(&e->synth_pools[i], i < e->n_synth_workers ? per_worker : 1, err);
+        if (st != CZK_OK) goto fail;
+    }
+    e->max_prove_queue = 2 * (e->n_prove_workers - e->n_express_prove_workers);
     e->provers = czk_calloc(e->n_prove_workers, sizeof *e->provers);
     e->gpu_mu = czk_calloc(ng ? ng : 1, sizeof *e->gpu_mu);
-    e->threads = czk_calloc(e->n_prove_workers + e->n_synth_workers + 1, sizeof *e->threads);
+    e->threads = czk_calloc(e->n_prove_workers + e->n_synth_workers + 2, sizeof *e->threads);
     if (e->provers == NULL || e->gpu_mu == NULL || e->threads == NULL) {
         st = czk_err_set(err, CZK_ENOMEM, "out of memory");
         goto fail;
     }
-    for (size_t g = 0; g < ng; g++) pthread_mutex_init(&e->gpu_mu[g], NULL);
+    for (size_t g = 0; g < ng; g++) gpu_lock_init(&e->gpu_mu[g]);
     for (unsigned i = 0; i < e->n_prove_workers; i++) {
         czk__prover *pv = &e->provers[i];
-        pv->gpu = e->use_gpu ? e->gpu_ordinals[i / per] : -1;
+        unsigned ordinary = e->n_prove_workers - e->n_express_prove_workers;
+        pv->express = i >= ordinary;
+        pv->gpu = !e->use_gpu ? -1
+                  : pv->express ? e->gpu_ordinals[i - ordinary]
+                                : e->gpu_ordinals[i / per];
         if (pv->gpu >= 0)
-            snprintf(pv->name, sizeof pv->name, "gpu%d", pv->gpu);
+            snprintf(pv->name, sizeof pv->name, "gpu%d%s", pv->gpu, pv->express ? "-express" : "");
         else
             snprintf(pv->name, sizeof pv->name, "cpu");
     }
@@ -1450,7 +1571,7 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in, 
         st = czk_err_set(err, CZK_ERESOURCE, "cannot start the event thread");
         goto fail;
     }
-    for (unsigned i = 0; i < e->n_synth_workers && st == CZK_OK; i++)
+    for (unsigned i = 0; i <= e->n_synth_workers && st == CZK_OK; i++)
         st = start_thread(e, synth_main, e, err);
     for (unsigned i = 0; i < e->n_prove_workers && st == CZK_OK; i++) {
         prover_arg *pa = czk_malloc(sizeof *pa);
@@ -1478,6 +1599,7 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in, 
 fail:
     czk__journal_close(e->journal);
     czk_pool_destroy(e->pool);
+    synth_pools_free(e);
     czk__pinned_destroy(&e->pinned);
     for (czk__job *j = e->jobs, *nx; j != NULL; j = nx) {
         nx = j->next;
@@ -1550,7 +1672,8 @@ void czk_engine_destroy(czk_engine *e)
     czk__pinned_destroy(&e->pinned);
     czk__journal_close(e->journal);
     czk_pool_destroy(e->pool);
-    for (size_t g = 0; g < e->ngpus; g++) pthread_mutex_destroy(&e->gpu_mu[g]);
+    synth_pools_free(e);
+    for (size_t g = 0; g < e->ngpus; g++) gpu_lock_destroy(&e->gpu_mu[g]);
     czk_free(e->gpu_mu);
     czk_free(e->gpu_ordinals);
     czk_free(e->provers);
@@ -1983,10 +2106,14 @@ czk_status czk_engine_preload(czk_engine *e, const char *circuit_id, bool *alrea
     czk_status st = circuit_path(e, circuit_id, path, sizeof path, err);
     if (st != CZK_OK) return st;
     struct stat sb;
-    if (stat(path, &sb) != 0)
-        return czk_err_set(err, CZK_ENOENT, "parameter file %s: %s", path, strerror(errno));
+    bool circom = strncmp(circuit_id, "circom:", 7) == 0;
+    if (stat(path, &sb) != 0) {
+        if (!e->test_params || circom)
+            return czk_err_set(err, CZK_ENOENT, "parameter file %s: %s", path, strerror(errno));
+        sb.st_size = 0; /* made in memory by the load below */
+    }
     pthread_mutex_lock(&e->mu);
-    czk__params *pe = params_get(e, circuit_id, path, strncmp(circuit_id, "circom:", 7) == 0);
+    czk__params *pe = params_get(e, circuit_id, path, circom);
     if (pe == NULL) {
         pthread_mutex_unlock(&e->mu);
         return czk_err_set(err, CZK_ENOMEM, "out of memory");
@@ -2005,12 +2132,13 @@ czk_status czk_engine_preload(czk_engine *e, const char *circuit_id, bool *alrea
     e->params_bytes += est;
     pthread_mutex_unlock(&e->mu);
     uint64_t t0 = czk__now_us();
-    st = czk__params_load(pe, e->pool, err);
+    czk__params_gen gen = {e->test_params, e->gpu_ordinals, e->ngpus};
+    st = czk__params_load(pe, &gen, e->pool, err);
     /* A preload also makes the key resident on every GPU (HOT), while the entry is still
      * LOADING: no job can use it and no evict can drop it meanwhile. Jobs of parameters
      * loaded on demand upload them lazily in gpu_prove instead. */
     for (size_t g = 0; st == CZK_OK && g < e->ngpus; g++) {
-        pthread_mutex_lock(&e->gpu_mu[g]);
+        gpu_lock(&e->gpu_mu[g], false);
         if (pe->gpu_srs[g] == NULL && !pe->gpu_srs_failed[g]) {
             czk_err serr;
             if (czk_gpu_srs_create(&pe->gpu_srs[g], e->gpu_ordinals[g], &pe->pk, &serr) !=
@@ -2022,7 +2150,7 @@ czk_status czk_engine_preload(czk_engine *e, const char *circuit_id, bool *alrea
                              serr.msg);
             }
         }
-        pthread_mutex_unlock(&e->gpu_mu[g]);
+        gpu_unlock(&e->gpu_mu[g]);
     }
     uint64_t dt = czk__now_us() - t0;
     pthread_mutex_lock(&e->mu);

@@ -97,11 +97,27 @@ typedef struct czk__params {
     /* Bases resident per GPU slot (engine's gpu index); failed: do not retry the upload. */
     struct czk_gpu_srs *gpu_srs[CZK__MAX_GPUS];
     bool gpu_srs_failed[CZK__MAX_GPUS];
+    bool generated; /* test parameters made in memory (czk_engine_config.test_params) */
     struct czk__params *next;
 } czk__params;
 
-/** Load the entry's file into pk (and ab for circom); the entry's lock is not held. */
-czk_status czk__params_load(czk__params *pe, czk_pool *pool, czk_err *err);
+/** Where czk__params_load may make test parameters instead of reading a file. */
+typedef struct czk__params_gen {
+    bool test;        /* engine config test_params */
+    const int *gpus;  /* the engine's GPU ordinals, by slot */
+    size_t ngpus;
+} czk__params_gen;
+
+/**
+ * Load the entry's file into pk (and ab for circom); the entry's lock is not held. With
+ * gen->test and no file, make test parameters in memory instead: resident on every GPU of
+ * gen (pe->gpu_srs, with pk's point arrays NULL) or on the host without GPUs, and write
+ * the .vk and .meta beside where the .params would be.
+ */
+czk_status czk__params_load(czk__params *pe, const czk__params_gen *gen, czk_pool *pool,
+                            czk_err *err);
+/** The key's points are on the host (false for test parameters made on the GPUs). */
+bool czk__params_on_host(const czk__params *pe);
 /** Free what a load allocated; back to COLD. */
 void czk__params_unload(czk__params *pe);
 /** Host bytes the loaded key and matrices take. */
@@ -272,21 +288,38 @@ typedef struct czk__qevent {
 } czk__qevent;
 
 typedef struct czk__prover {
-    char name[32]; /* "cpu", "gpu0" */
+    char name[32]; /* "cpu", "gpu0", "gpu0-express" */
     int gpu;       /* -1 for the CPU backend */
+    bool express;  /* takes only express partitions (czk__part_express) */
     double busy_s;
     char current_job[CZK_JOB_ID_MAX];
     char current_kind[16];
 } czk__prover;
+
+/*
+ * One GPU's lock, held around device work. Urgent holders (the express lane's) go
+ * before every ordinary waiter, so a WinningPoSt waits for at most the partition the GPU
+ * is busy with, never for the ones queued behind it.
+ */
+typedef struct czk__gpu_lock {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool busy;
+    unsigned urgent_waiting;
+} czk__gpu_lock;
 
 struct czk_engine {
     /* configuration, resolved */
     char data_dir[4096], param_dir[4096];
     uint64_t budget_total, retention_s, srs_idle_evict_s;
     unsigned max_queued, n_synth_workers, n_prove_workers;
+    /* Express lane: one more synthesis worker, and one more prover per GPU, that take only
+     * small or CRITICAL partitions (a WinningPoSt) so they never queue behind 32 GiB ones. */
+    unsigned n_express_prove_workers;
     size_t max_prove_queue; /* synthesized partitions waiting for a prover, at most */
     unsigned synth_started; /* names the synthesis workers */
     bool use_gpu;
+    bool test_params;
 
     pthread_mutex_t mu;
     pthread_cond_t cv_work;  /* synthesis queue, budget, parameter loads */
@@ -321,10 +354,13 @@ struct czk_engine {
     pthread_mutex_t drain_mu;  /* one drain at a time */
 
     czk_pool *pool;
+    /* One pool per synthesis worker: a partition's independent sections (a PoRep
+     * partition's challenges) are synthesized on its threads. */
+    czk_pool **synth_pools;
     pthread_t *threads;
     size_t nthreads;
     czk__prover *provers;
-    pthread_mutex_t *gpu_mu;
+    czk__gpu_lock *gpu_mu;
     int *gpu_ordinals;
     size_t ngpus;
 
@@ -343,6 +379,10 @@ struct czk_engine {
     uint64_t started_unix_ms, t_start;
     uint64_t completed, failed, cancelled, verify_failures, retries;
     uint64_t h2d_bytes; /* host-to-device bytes of the GPU provers (atomic) */
+    uint64_t h2d_us;    /* their copies' time, first start to last end per proof (atomic) */
+    /* Per GPU slot (atomic): time its lock was held by a proof, and partitions proved. */
+    uint64_t gpu_device_us[CZK__MAX_GPUS];
+    uint64_t gpu_parts[CZK__MAX_GPUS];
     uint64_t by_kind_state[5][5];
     czk__hist hist[CZK__ST_COUNT];
 };

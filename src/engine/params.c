@@ -7,19 +7,78 @@
 #include "czk/groth16.h"
 #include "engine/engine_internal.h"
 
+#include "czk/fil_job.h"
+#include "czk/log.h"
+
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ------------------------------------------------------------------------------------ */
 /* Parameter sets                                                                       */
 /* ------------------------------------------------------------------------------------ */
 
-czk_status czk__params_load(czk__params *pe, czk_pool *pool, czk_err *err)
+/* Test parameters' generation progress, in the log every tenth. */
+typedef struct gen_progress {
+    const char *id;
+    uint64_t t0_us;
+    int last_tenth;
+} gen_progress;
+
+static void gen_progress_fn(void *ctx, uint64_t done, uint64_t total)
+{
+    gen_progress *g = ctx;
+    int tenth = total ? (int)(done * 10 / total) : 10;
+    if (tenth <= g->last_tenth) return;
+    g->last_tenth = tenth;
+    CZK_LOG_INFO("making test parameters", "circuit=%s done=%d%% s=%.1f", g->id, tenth * 10,
+                 (double)(czk__now_us() - g->t0_us) / 1e6);
+}
+
+static czk_status params_make_test(czk__params *pe, const czk__params_gen *gen, czk_pool *pool,
+                                   czk_err *err)
+{
+    CZK_LOG_WARN("no parameter file: making TEST parameters in memory", "circuit=%s path=%s gpus=%zu",
+                 pe->id, pe->path, gen->ngpus);
+    gen_progress gp = {pe->id, czk__now_us(), -1};
+    czk_gpu_srs *srs[CZK__MAX_GPUS] = {0};
+    size_t ng = gen->ngpus < CZK__MAX_GPUS ? gen->ngpus : CZK__MAX_GPUS;
+    czk_status st = czk_fil_test_params_make(pe->id, gen->gpus, ng, &pe->pk, srs, pool,
+                                             gen_progress_fn, &gp, err);
+    if (st != CZK_OK) return st;
+    for (size_t g = 0; g < ng; g++) pe->gpu_srs[g] = srs[g];
+    pe->generated = true;
+    /* The directory is the .params file's: the .vk and .meta go beside it. */
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s", pe->path);
+    char *slash = strrchr(dir, '/');
+    if (slash != NULL) *slash = '\0';
+    else snprintf(dir, sizeof dir, ".");
+    st = czk_fil_test_vk_write(pe->id, dir, &pe->pk.vk, err);
+    CZK_LOG_INFO("test parameters made", "circuit=%s s=%.1f on_gpus=%zu", pe->id,
+                 (double)(czk__now_us() - gp.t0_us) / 1e6, ng);
+    return st;
+}
+
+bool czk__params_on_host(const czk__params *pe)
+{
+    const czk_groth16_params *p = &pe->pk;
+    return !((p->h_len && !p->h) || (p->l_len && !p->l) || (p->a_len && !p->a) ||
+             (p->b_g1_len && !p->b_g1) || (p->b_g2_len && !p->b_g2));
+}
+
+czk_status czk__params_load(czk__params *pe, const czk__params_gen *gen, czk_pool *pool,
+                            czk_err *err)
 {
     memset(&pe->pk, 0, sizeof pe->pk);
     memset(&pe->ab, 0, sizeof pe->ab);
+    pe->generated = false;
     czk_status st;
-    if (pe->circom) {
+    struct stat sb;
+    if (!pe->circom && gen != NULL && gen->test && stat(pe->path, &sb) != 0 && errno == ENOENT) {
+        st = params_make_test(pe, gen, pool, err);
+    } else if (pe->circom) {
         st = czk_zkey_read_file_ex(&pe->pk, &pe->ab, pe->path, false, pool, err);
         if (st == CZK_OK && pe->ab.n_constraints > ((size_t)1 << pe->pk.log_m)) {
             st = czk_err_set(err, CZK_EFORMAT, "%s: %u constraints exceed the key's domain 2^%u",
@@ -29,6 +88,10 @@ czk_status czk__params_load(czk__params *pe, czk_pool *pool, czk_err *err)
         st = czk_groth16_params_read_file(&pe->pk, pe->path, false, pool, err);
     }
     if (st != CZK_OK) {
+        for (int g = 0; g < CZK__MAX_GPUS; g++) {
+            czk_gpu_srs_destroy(pe->gpu_srs[g]);
+            pe->gpu_srs[g] = NULL;
+        }
         czk_groth16_params_free(&pe->pk);
         czk_r1cs_free(&pe->ab);
         return st;
@@ -36,6 +99,7 @@ czk_status czk__params_load(czk__params *pe, czk_pool *pool, czk_err *err)
     czk_groth16_prepare_vk(&pe->pvk, &pe->pk.vk);
     return CZK_OK;
 }
+
 
 void czk__params_unload(czk__params *pe)
 {
@@ -61,8 +125,11 @@ static uint64_t csr_bytes(const czk_csr *m, uint32_t rows)
 uint64_t czk__params_size(const czk__params *pe)
 {
     const czk_groth16_params *p = &pe->pk;
-    uint64_t g1 = (uint64_t)(p->h_len + p->l_len + p->a_len + p->b_g1_len + p->vk.ic_len);
-    uint64_t n = g1 * sizeof(czk_g1_affine) + (uint64_t)p->b_g2_len * sizeof(czk_g2_affine);
+    /* Only what is on the host: test parameters made on the GPUs have no point arrays. */
+    uint64_t g1 = (uint64_t)(p->h ? p->h_len : 0) + (p->l ? p->l_len : 0) +
+                  (p->a ? p->a_len : 0) + (p->b_g1 ? p->b_g1_len : 0) + p->vk.ic_len;
+    uint64_t n = g1 * sizeof(czk_g1_affine) +
+                 (uint64_t)(p->b_g2 ? p->b_g2_len : 0) * sizeof(czk_g2_affine);
     n += csr_bytes(&pe->ab.a, pe->ab.n_constraints) + csr_bytes(&pe->ab.b, pe->ab.n_constraints);
     return n;
 }

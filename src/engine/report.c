@@ -345,6 +345,20 @@ char *czk_engine_metrics_text(czk_engine *e)
     tprintf(&t, "# HELP czk_h2d_bytes_total Bytes copied host to device by the GPU provers.\n"
                 "# TYPE czk_h2d_bytes_total counter\nczk_h2d_bytes_total %" PRIu64 "\n",
             __atomic_load_n(&e->h2d_bytes, __ATOMIC_RELAXED));
+    tprintf(&t, "# HELP czk_h2d_seconds_total Time of those copies (per proof, first copy's "
+                "start to last copy's end).\n"
+                "# TYPE czk_h2d_seconds_total counter\nczk_h2d_seconds_total %.6f\n",
+            (double)__atomic_load_n(&e->h2d_us, __ATOMIC_RELAXED) / 1e6);
+    tprintf(&t, "# HELP czk_gpu_device_seconds_total Time each GPU was held by a proof (its lock, "
+                "not the wait for it).\n# TYPE czk_gpu_device_seconds_total counter\n");
+    for (size_t g = 0; g < e->ngpus; g++)
+        tprintf(&t, "czk_gpu_device_seconds_total{gpu=\"%d\"} %.6f\n", e->gpu_ordinals[g],
+                (double)__atomic_load_n(&e->gpu_device_us[g], __ATOMIC_RELAXED) / 1e6);
+    tprintf(&t, "# HELP czk_gpu_partitions_total Partitions each GPU proved.\n"
+                "# TYPE czk_gpu_partitions_total counter\n");
+    for (size_t g = 0; g < e->ngpus; g++)
+        tprintf(&t, "czk_gpu_partitions_total{gpu=\"%d\"} %" PRIu64 "\n", e->gpu_ordinals[g],
+                __atomic_load_n(&e->gpu_parts[g], __ATOMIC_RELAXED));
     tprintf(&t, "# TYPE czk_pinned_bytes gauge\nczk_pinned_bytes %" PRIu64 "\n", ps.total_bytes);
     tprintf(&t, "# TYPE czk_pinned_in_use_bytes gauge\nczk_pinned_in_use_bytes %" PRIu64 "\n",
             ps.total_bytes - ps.free_bytes);

@@ -25,6 +25,7 @@
 #include "czk/snap.h"
 
 #include <errno.h>
+#include <openssl/evp.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -257,10 +258,17 @@ void czk_fil_job_counts(const czk_fil_job *j, czk_cs_counts *out)
 
 czk_status czk_fil_job_synthesize(const czk_fil_job *j, size_t p, czk_cs *cs, czk_err *err)
 {
+    return czk_fil_job_synthesize_pool(j, p, cs, NULL, err);
+}
+
+czk_status czk_fil_job_synthesize_pool(const czk_fil_job *j, size_t p, czk_cs *cs,
+                                       czk_pool *pool, czk_err *err)
+{
     if (p >= j->partitions)
         return czk_err_set(err, CZK_EINVAL, "%s: partition %zu of %zu", j->circuit->id, p,
                            j->partitions);
-    czk_status s = j->synthesize(j, p, cs);
+    czk_status s = pool != NULL && j->synthesize_pool != NULL ? j->synthesize_pool(j, p, cs, pool)
+                                                              : j->synthesize(j, p, cs);
     if (s != CZK_OK) {
         /* The circuit's own message is the cs's sticky error; finishing a failed cs
          * reports it and changes nothing else. */
@@ -361,6 +369,87 @@ static czk_status write_atomic(const char *path, const void *data, size_t n, czk
     return CZK_OK;
 }
 
+/* The circuit of one id as a czk_cs_circuit_fn, for the streaming setup. */
+struct shape_ctx {
+    const char *id;
+};
+
+static czk_status shape_circuit(czk_cs *cs, void *p)
+{
+    const struct shape_ctx *x = p;
+    czk_err e = {0};
+    czk_status s = czk_fil_circuit_synthesize_shape(x->id, cs, &e);
+    /* The message goes into the cs, whose finish reports it. */
+    if (s != CZK_OK && czk_cs_status(cs) == CZK_OK) czk_cs_fail(cs, s, "%s", e.msg);
+    return s;
+}
+
+czk_status czk_fil_test_params_make(const char *circuit_id, const int *gpus, size_t ngpus,
+                                    czk_groth16_params *out, struct czk_gpu_srs **srs_per_gpu,
+                                    czk_pool *pool, czk_progress_fn progress, void *progress_ctx,
+                                    czk_err *err)
+{
+    memset(out, 0, sizeof *out);
+    const czk__fil_circuit *c = find_id(circuit_id);
+    if (c == NULL) return unknown_id(circuit_id, err);
+    if (ngpus > 0 && (gpus == NULL || srs_per_gpu == NULL))
+        return czk_err_set(err, CZK_EINVAL, "%s: GPUs without a place for their SRS", c->id);
+    /* The seed names the keys: the same file name gives the same keys on every run. */
+    static const char DOMAIN[] = "czk test parameters v1";
+    uint8_t seed[32];
+    unsigned len = 0;
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    bool ok = md != NULL && EVP_DigestInit_ex(md, EVP_sha256(), NULL) == 1 &&
+              EVP_DigestUpdate(md, DOMAIN, sizeof DOMAIN - 1) == 1 &&
+              EVP_DigestUpdate(md, c->params_name, strlen(c->params_name)) == 1 &&
+              EVP_DigestFinal_ex(md, seed, &len) == 1 && len == 32;
+    EVP_MD_CTX_free(md);
+    if (!ok) return czk_err_set(err, CZK_EINTERNAL, "%s: SHA-256 failed", c->id);
+    czk_groth16_setup_opts o;
+    memset(&o, 0, sizeof o);
+    o.seed = seed;
+    o.gpus = gpus;
+    o.ngpus = ngpus;
+    o.srs_out = srs_per_gpu;
+    struct shape_ctx sc = {c->id};
+    return czk_groth16_setup_circuit(out, shape_circuit, &sc, &o, pool, progress, progress_ctx,
+                                     err);
+}
+
+static void paths_of(const czk__fil_circuit *c, const char *dir, char pp[4096], char vp[4096],
+                     char mp[4096])
+{
+    snprintf(pp, 4096, "%s/%s.params", dir, c->params_name);
+    snprintf(vp, 4096, "%s/%s.vk", dir, c->params_name);
+    snprintf(mp, 4096, "%s/%s.meta", dir, c->params_name);
+}
+
+czk_status czk_fil_test_vk_write(const char *circuit_id, const char *dir,
+                                 const czk_groth16_vk *vk, czk_err *err)
+{
+    const czk__fil_circuit *c = find_id(circuit_id);
+    if (c == NULL) return unknown_id(circuit_id, err);
+    if (dir == NULL || strlen(dir) > 3800)
+        return czk_err_set(err, CZK_EINVAL, "param dir: missing or too long");
+    char pp[4096], vp[4096], mp[4096];
+    paths_of(c, dir, pp, vp, mp);
+    size_t n = czk_groth16_vk_size(vk);
+    uint8_t *vkb = czk_malloc(n);
+    czk_status s = CZK_OK;
+    if (vkb == NULL) s = czk_err_set(err, CZK_ENOMEM, "vk: out of memory");
+    if (s == CZK_OK) s = czk_groth16_vk_write(vkb, n, vk, err);
+    if (s == CZK_OK) s = write_atomic(vp, vkb, n, err);
+    czk_free(vkb);
+    if (s == CZK_OK) {
+        /* CacheEntryMetadata, as serde_json writes it. */
+        char meta[64];
+        int m = snprintf(meta, sizeof meta, "{\"sector_size\":%llu}",
+                         (unsigned long long)(UINT64_C(1) << c->log2_size));
+        s = write_atomic(mp, meta, (size_t)m, err);
+    }
+    return s;
+}
+
 czk_status czk_fil_test_params_generate(const char *circuit_id, const char *dir, bool force,
                                         czk_pool *pool, czk_progress_fn progress,
                                         void *progress_ctx, bool *generated, czk_err *err)
@@ -371,30 +460,15 @@ czk_status czk_fil_test_params_generate(const char *circuit_id, const char *dir,
     if (dir == NULL || strlen(dir) > 3800)
         return czk_err_set(err, CZK_EINVAL, "param dir: missing or too long");
     char pp[4096], vp[4096], mp[4096];
-    snprintf(pp, sizeof pp, "%s/%s.params", dir, c->params_name);
-    snprintf(vp, sizeof vp, "%s/%s.vk", dir, c->params_name);
-    snprintf(mp, sizeof mp, "%s/%s.meta", dir, c->params_name);
+    paths_of(c, dir, pp, vp, mp);
     if (!force && exists(pp) && exists(vp) && exists(mp)) return CZK_OK;
     if (mkdir(dir, 0755) != 0 && errno != EEXIST)
         return czk_err_set(err, CZK_EIO, "%s: cannot create (%s)", dir, strerror(errno));
 
-    czk_cs_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.mode = CZK_CS_RECORD;
-    czk_cs *cs = NULL;
-    czk_r1cs r1cs;
     czk_groth16_params pk;
-    memset(&r1cs, 0, sizeof r1cs);
-    memset(&pk, 0, sizeof pk);
-    uint8_t *vkb = NULL;
     char tmp[4200];
-    tmp[0] = 0;
-    czk_status s = czk_cs_create(&cs, &cfg, err);
-    if (s == CZK_OK) s = czk_fil_circuit_synthesize_shape(circuit_id, cs, err);
-    if (s == CZK_OK) s = czk_cs_finish(cs, err);
-    if (s == CZK_OK) s = czk_cs_take_r1cs(cs, &r1cs, err);
-    czk_cs_destroy(cs);
-    if (s == CZK_OK) s = czk_groth16_setup(&pk, &r1cs, pool, progress, progress_ctx, err);
+    czk_status s = czk_fil_test_params_make(circuit_id, NULL, 0, &pk, NULL, pool, progress,
+                                            progress_ctx, err);
     if (s == CZK_OK) {
         /* czk_groth16_params_write_file writes in place: give it a temporary name. */
         snprintf(tmp, sizeof tmp, "%s.tmp.%ld", pp, (long)getpid());
@@ -403,23 +477,8 @@ czk_status czk_fil_test_params_generate(const char *circuit_id, const char *dir,
             s = czk_err_set(err, CZK_EIO, "%s: rename failed (%s)", pp, strerror(errno));
         if (s != CZK_OK) unlink(tmp);
     }
-    if (s == CZK_OK) {
-        size_t n = czk_groth16_vk_size(&pk.vk);
-        vkb = czk_malloc(n);
-        if (vkb == NULL) s = czk_err_set(err, CZK_ENOMEM, "vk: out of memory");
-        if (s == CZK_OK) s = czk_groth16_vk_write(vkb, n, &pk.vk, err);
-        if (s == CZK_OK) s = write_atomic(vp, vkb, n, err);
-    }
-    if (s == CZK_OK) {
-        /* CacheEntryMetadata, as serde_json writes it. */
-        char meta[64];
-        int n = snprintf(meta, sizeof meta, "{\"sector_size\":%llu}",
-                         (unsigned long long)(UINT64_C(1) << c->log2_size));
-        s = write_atomic(mp, meta, (size_t)n, err);
-    }
-    czk_free(vkb);
+    if (s == CZK_OK) s = czk_fil_test_vk_write(circuit_id, dir, &pk.vk, err);
     czk_groth16_params_free(&pk);
-    czk_r1cs_free(&r1cs);
     if (s == CZK_OK && generated != NULL) *generated = true;
     return s;
 }

@@ -39,6 +39,8 @@ struct czk_fil_job {
     czk_fr *inputs;   /* partitions × n_inputs, computed at creation */
     void *impl;
     czk_status (*synthesize)(const czk_fil_job *j, size_t p, czk_cs *cs);
+    /* The same on a thread pool; NULL: the kind has no parallel synthesis. */
+    czk_status (*synthesize_pool)(const czk_fil_job *j, size_t p, czk_cs *cs, czk_pool *pool);
     void (*destroy_impl)(void *impl);
 };
 

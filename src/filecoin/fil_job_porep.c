@@ -47,6 +47,16 @@ static czk_status porep_synthesize(const czk_fil_job *j, size_t p, czk_cs *cs)
     return czk_porep_circuit(cs, &ctx);
 }
 
+static czk_status porep_synthesize_pool(const czk_fil_job *j, size_t p, czk_cs *cs,
+                                        czk_pool *pool)
+{
+    const porep_impl *x = j->impl;
+    czk_porep_circuit_ctx ctx;
+    ctx.config = x->cfg;
+    ctx.witness = &x->w[p];
+    return czk_porep_circuit_par(cs, &ctx, pool);
+}
+
 static czk_status config_of(const czk__fil_circuit *c, czk_porep_config *cfg)
 {
     return czk_porep_config_for_proof(cfg, (czk_seal_proof)c->registered_proof, NULL);
@@ -187,6 +197,7 @@ czk_status czk__fil_porep_create(czk_fil_job *j, const czk_fil_job_input *in, cz
     j->impl = x;
     j->destroy_impl = porep_destroy;
     j->synthesize = porep_synthesize;
+    j->synthesize_pool = porep_synthesize_pool;
     if ((s = czk_porep_config_for_proof(&x->cfg, info->proof, err)) != CZK_OK) goto out;
     const size_t P = c1->npartitions, C = x->cfg.challenges;
     x->partitions = P;

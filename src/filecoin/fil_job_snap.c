@@ -47,6 +47,13 @@ static czk_status snap_synthesize(const czk_fil_job *j, size_t p, czk_cs *cs)
     return czk_snap_synthesize(cs, &x->params, &x->w[p]);
 }
 
+static czk_status snap_synthesize_pool(const czk_fil_job *j, size_t p, czk_cs *cs,
+                                       czk_pool *pool)
+{
+    const snap_impl *x = j->impl;
+    return czk_snap_synthesize_par(cs, &x->params, &x->w[p], pool);
+}
+
 czk_status czk__fil_snap_shape(const czk__fil_circuit *c, czk_cs *cs)
 {
     czk_snap_params p;
@@ -240,6 +247,7 @@ czk_status czk__fil_snap_create(czk_fil_job *j, const czk_fil_job_input *in, czk
     j->impl = x;
     j->destroy_impl = snap_destroy;
     j->synthesize = snap_synthesize;
+    j->synthesize_pool = snap_synthesize_pool;
     if ((s = czk_snap_params_get(&x->params, size, err)) != CZK_OK) return s;
     const czk_snap_params *p = &x->params;
     x->h = czk_snap_h_default(p);

@@ -24,6 +24,7 @@
 #include "czk/porep.h"
 #include "czk/poseidon.h"
 
+#include <pthread.h>
 #include <string.h>
 
 /* create_label.rs: replica id (256 bits), layer and node, padded to 512 bits, then 37
@@ -205,41 +206,60 @@ static void synth_challenge(czk_cs *cs, porep_scratch *s, const czk_porep_config
     czk_por_circuit(cs, shape_r, &ch, NULL, &comm_c, NULL, w ? &w->comm_c_path : NULL, true);
 }
 
+/* What every challenge uses from the prologue (StackedCircuit::synthesize's part before
+ * the challenges): the shapes, the commitments' variables and replica_id's bits. */
+typedef struct porep_prologue {
+    czk_por_shape shape_d, shape_r;
+    czk_var comm_d, comm_c, comm_r_last;
+    czk_bool replica_bits[256];
+} porep_prologue;
+
+/* Check the config and the witness, and synthesize the prologue; *w gets the witness
+ * (NULL without values). */
+static czk_status synth_prologue(czk_cs *cs, const czk_porep_circuit_ctx *x,
+                                 const czk_porep_witness **w_out, porep_prologue *pp)
+{
+    const czk_porep_config *cfg = &x->config;
+    const czk_porep_witness *w = czk_cs_has_witness(cs) ? x->witness : NULL;
+    *w_out = w;
+    if (czk_cs_has_witness(cs) && (w == NULL || w->challenges == NULL))
+        return czk_cs_fail(cs, CZK_EINVAL, "porep: a witness is needed in this mode");
+    if (cfg->layers < 1 || cfg->layers > CZK_POREP_MAX_LAYERS || cfg->challenges == 0 ||
+        !shapes_of(cfg, &pp->shape_d, &pp->shape_r))
+        return czk_cs_fail(cs, CZK_EINVAL, "porep: unsupported config (%llu nodes, %u layers)",
+                           (unsigned long long)cfg->nodes, cfg->layers);
+
+    czk_var replica_id = alloc_bytes(cs, w ? w->replica_id : NULL, "replica_id");
+    czk_num_inputize(cs, replica_id);
+    num_repr_bits(cs, replica_id, pp->replica_bits);
+
+    pp->comm_d = alloc_bytes(cs, w ? w->comm_d : NULL, "comm_d");
+    czk_num_inputize(cs, pp->comm_d);
+    czk_var comm_r = alloc_bytes(cs, w ? w->comm_r : NULL, "comm_r");
+    czk_num_inputize(cs, comm_r);
+    pp->comm_r_last = alloc_bytes(cs, w ? w->comm_r_last : NULL, "comm_r_last");
+    pp->comm_c = alloc_bytes(cs, w ? w->comm_c : NULL, "comm_c");
+
+    czk_var pre[2] = {pp->comm_c, pp->comm_r_last}, h = czk_cs_one();
+    czk_poseidon_circuit(cs, &h, czk_poseidon_params_get(2), CZK_POSEIDON_MERKLE_TREE, 2, pre);
+    czk_num_enforce_equal(cs, comm_r, h);
+    return czk_cs_status(cs);
+}
+
 czk_status czk_porep_circuit(czk_cs *cs, void *ctx)
 {
     const czk_porep_circuit_ctx *x = ctx;
     const czk_porep_config *cfg = &x->config;
-    const czk_porep_witness *w = czk_cs_has_witness(cs) ? x->witness : NULL;
-    if (czk_cs_has_witness(cs) && (w == NULL || w->challenges == NULL))
-        return czk_cs_fail(cs, CZK_EINVAL, "porep: a witness is needed in this mode");
-    czk_por_shape shape_d, shape_r;
-    if (cfg->layers < 1 || cfg->layers > CZK_POREP_MAX_LAYERS || cfg->challenges == 0 ||
-        !shapes_of(cfg, &shape_d, &shape_r))
-        return czk_cs_fail(cs, CZK_EINVAL, "porep: unsupported config (%llu nodes, %u layers)",
-                           (unsigned long long)cfg->nodes, cfg->layers);
-    porep_scratch *s = czk_malloc(sizeof *s);
-    if (s == NULL) return czk_cs_fail(cs, CZK_ENOMEM, "porep: out of memory");
-
-    czk_var replica_id = alloc_bytes(cs, w ? w->replica_id : NULL, "replica_id");
-    czk_num_inputize(cs, replica_id);
-    czk_bool replica_bits[256];
-    num_repr_bits(cs, replica_id, replica_bits);
-
-    czk_var comm_d = alloc_bytes(cs, w ? w->comm_d : NULL, "comm_d");
-    czk_num_inputize(cs, comm_d);
-    czk_var comm_r = alloc_bytes(cs, w ? w->comm_r : NULL, "comm_r");
-    czk_num_inputize(cs, comm_r);
-    czk_var comm_r_last = alloc_bytes(cs, w ? w->comm_r_last : NULL, "comm_r_last");
-    czk_var comm_c = alloc_bytes(cs, w ? w->comm_c : NULL, "comm_c");
-
-    czk_var pre[2] = {comm_c, comm_r_last}, h = czk_cs_one();
-    czk_poseidon_circuit(cs, &h, czk_poseidon_params_get(2), CZK_POSEIDON_MERKLE_TREE, 2, pre);
-    czk_num_enforce_equal(cs, comm_r, h);
-
+    const czk_porep_witness *w;
+    porep_prologue pp;
+    czk_status s = synth_prologue(cs, x, &w, &pp);
+    if (s != CZK_OK) return s;
+    porep_scratch *sc = czk_malloc(sizeof *sc);
+    if (sc == NULL) return czk_cs_fail(cs, CZK_ENOMEM, "porep: out of memory");
     for (unsigned i = 0; i < cfg->challenges && czk_cs_status(cs) == CZK_OK; i++)
-        synth_challenge(cs, s, cfg, &shape_d, &shape_r, w ? &w->challenges[i] : NULL, comm_d,
-                        comm_c, comm_r_last, replica_bits);
-    czk_free(s);
+        synth_challenge(cs, sc, cfg, &pp.shape_d, &pp.shape_r, w ? &w->challenges[i] : NULL,
+                        pp.comm_d, pp.comm_c, pp.comm_r_last, pp.replica_bits);
+    czk_free(sc);
     return czk_cs_status(cs);
 }
 
@@ -294,32 +314,180 @@ static czk_status count_synth(const czk_porep_config *cfg, czk_cs_counts *out, c
     return s;
 }
 
-czk_status czk_porep_count(const czk_porep_config *cfg, czk_cs_counts *out, czk_err *err)
+/*
+ * Every challenge is synthesized by the same code, whose structure never depends on
+ * values, and challenges share only variables allocated before the first of them
+ * (replica_id's bits, the commitments). So each challenge after the first adds exactly
+ * what the second adds — densities too, as a shared variable's density bit is already set
+ * by the first challenge. Two small syntheses give the whole partition: `one` (prologue
+ * and one challenge) and `delta` (one more challenge).
+ *
+ * They are cached per structure (the config less its challenge count): the parallel
+ * synthesis needs them for every partition, and a 32 GiB pair of counts takes 1.5 s
+ * (two loaded cores). Few structures exist (one per registered proof, a few more in tests), so a
+ * small table that stops caching when full is enough.
+ */
+typedef struct shape_counts {
+    czk_porep_config key; /* challenges = 0 */
+    czk_cs_counts one, delta;
+} shape_counts;
+
+#define SHAPE_CACHE 16
+static shape_counts shape_cache[SHAPE_CACHE];
+static size_t shape_cache_n;
+static pthread_mutex_t shape_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool same_shape(const czk_porep_config *a, const czk_porep_config *b)
 {
-    if (cfg->challenges <= 2) return count_synth(cfg, out, err);
-    /*
-     * Every challenge is synthesized by the same code, whose structure never depends on
-     * values, and challenges share only variables allocated before the first of them
-     * (replica_id's bits, the commitments). So each challenge after the first adds
-     * exactly what the second adds — densities too, as a shared variable's density bit is
-     * already set by the first challenge. Two small syntheses give the whole partition.
-     */
+    return a->nodes == b->nodes && a->layers == b->layers &&
+           a->tree_base_arity == b->tree_base_arity && a->tree_sub_arity == b->tree_sub_arity &&
+           a->tree_top_arity == b->tree_top_arity;
+}
+
+static czk_status shape_counts_get(const czk_porep_config *cfg, czk_cs_counts *one,
+                                   czk_cs_counts *delta, czk_err *err)
+{
+    pthread_mutex_lock(&shape_cache_lock);
+    for (size_t i = 0; i < shape_cache_n; i++) {
+        if (same_shape(&shape_cache[i].key, cfg)) {
+            *one = shape_cache[i].one;
+            *delta = shape_cache[i].delta;
+            pthread_mutex_unlock(&shape_cache_lock);
+            return CZK_OK;
+        }
+    }
+    pthread_mutex_unlock(&shape_cache_lock);
+
+    /* Counted outside the lock: two threads may both count a new shape, which is only
+     * wasted work, where holding the lock would stall every other shape's lookup. */
     czk_porep_config c = *cfg;
-    czk_cs_counts one, two;
+    czk_cs_counts two;
     c.challenges = 1;
-    czk_status s = count_synth(&c, &one, err);
+    czk_status s = count_synth(&c, one, err);
     if (s != CZK_OK) return s;
     c.challenges = 2;
     s = count_synth(&c, &two, err);
     if (s != CZK_OK) return s;
-    uint64_t k = cfg->challenges - 1;
-    out->n_inputs = one.n_inputs + k * (two.n_inputs - one.n_inputs);
-    out->n_aux = one.n_aux + k * (two.n_aux - one.n_aux);
-    out->n_constraints = one.n_constraints + k * (two.n_constraints - one.n_constraints);
-    out->a_aux_density = one.a_aux_density + k * (two.a_aux_density - one.a_aux_density);
-    out->b_input_density = one.b_input_density + k * (two.b_input_density - one.b_input_density);
-    out->b_aux_density = one.b_aux_density + k * (two.b_aux_density - one.b_aux_density);
+    delta->n_inputs = two.n_inputs - one->n_inputs;
+    delta->n_aux = two.n_aux - one->n_aux;
+    delta->n_constraints = two.n_constraints - one->n_constraints;
+    delta->a_aux_density = two.a_aux_density - one->a_aux_density;
+    delta->b_input_density = two.b_input_density - one->b_input_density;
+    delta->b_aux_density = two.b_aux_density - one->b_aux_density;
+
+    pthread_mutex_lock(&shape_cache_lock);
+    bool have = false;
+    for (size_t i = 0; i < shape_cache_n && !have; i++) have = same_shape(&shape_cache[i].key, cfg);
+    if (!have && shape_cache_n < SHAPE_CACHE) {
+        shape_counts *e = &shape_cache[shape_cache_n++];
+        e->key = *cfg;
+        e->key.challenges = 0;
+        e->one = *one;
+        e->delta = *delta;
+    }
+    pthread_mutex_unlock(&shape_cache_lock);
     return CZK_OK;
+}
+
+czk_status czk_porep_count(const czk_porep_config *cfg, czk_cs_counts *out, czk_err *err)
+{
+    if (cfg->challenges <= 2) return count_synth(cfg, out, err);
+    czk_cs_counts one, d;
+    czk_status s = shape_counts_get(cfg, &one, &d, err);
+    if (s != CZK_OK) return s;
+    uint64_t k = cfg->challenges - 1;
+    out->n_inputs = one.n_inputs + k * d.n_inputs;
+    out->n_aux = one.n_aux + k * d.n_aux;
+    out->n_constraints = one.n_constraints + k * d.n_constraints;
+    out->a_aux_density = one.a_aux_density + k * d.a_aux_density;
+    out->b_input_density = one.b_input_density + k * d.b_input_density;
+    out->b_aux_density = one.b_aux_density + k * d.b_aux_density;
+    return CZK_OK;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Parallel synthesis                                                                   */
+/* ------------------------------------------------------------------------------------ */
+
+typedef struct par_ctx {
+    const czk_porep_config *cfg;
+    const czk_porep_witness *w;
+    const porep_prologue *pp;
+    czk_cs **children;
+} par_ctx;
+
+/* One challenge on its own fork. Each task takes its own scratch (about 0.3 MB). */
+static void par_task(void *arg, size_t i, unsigned worker)
+{
+    (void)worker;
+    const par_ctx *p = arg;
+    czk_cs *cs = p->children[i];
+    porep_scratch *sc = czk_malloc(sizeof *sc);
+    if (sc == NULL) {
+        czk_cs_fail(cs, CZK_ENOMEM, "porep: out of memory");
+        return;
+    }
+    synth_challenge(cs, sc, p->cfg, &p->pp->shape_d, &p->pp->shape_r, &p->w->challenges[i],
+                    p->pp->comm_d, p->pp->comm_c, p->pp->comm_r_last, p->pp->replica_bits);
+    czk_free(sc);
+}
+
+czk_status czk_porep_circuit_par(czk_cs *cs, const czk_porep_circuit_ctx *ctx, czk_pool *pool)
+{
+    const czk_porep_config *cfg = &ctx->config;
+    if (czk_cs_get_mode(cs) != CZK_CS_EVAL || !czk_cs_has_witness(cs) || czk_pool_size(pool) < 2 ||
+        cfg->challenges <= 2 || czk_cs_status(cs) != CZK_OK)
+        return czk_porep_circuit(cs, (void *)ctx);
+
+    /* Where the prologue must end and what each challenge adds, before anything is
+     * synthesized: an unsupported config fails here as the serial circuit would. */
+    czk_cs_counts one = {0}, delta = {0}, start;
+    czk_err e;
+    czk_err_clear(&e);
+    czk_por_shape sd, sr;
+    if (cfg->layers >= 1 && cfg->layers <= CZK_POREP_MAX_LAYERS && shapes_of(cfg, &sd, &sr) &&
+        shape_counts_get(cfg, &one, &delta, &e) != CZK_OK)
+        return czk_cs_fail(cs, e.status, "porep: counting the circuit: %s", e.msg);
+    const czk_porep_witness *w;
+    porep_prologue pp;
+    czk_status s = synth_prologue(cs, ctx, &w, &pp);
+    if (s != CZK_OK) return s;
+
+    czk_cs_get_counts(cs, &start);
+    if (start.n_inputs + delta.n_inputs != one.n_inputs || start.n_aux + delta.n_aux != one.n_aux ||
+        start.n_constraints + delta.n_constraints != one.n_constraints)
+        return czk_cs_fail(cs, CZK_EINTERNAL,
+                           "porep: the prologue ended at %llu/%llu/%llu inputs/aux/constraints, "
+                           "its count says %llu/%llu/%llu",
+                           (unsigned long long)start.n_inputs, (unsigned long long)start.n_aux,
+                           (unsigned long long)start.n_constraints,
+                           (unsigned long long)(one.n_inputs - delta.n_inputs),
+                           (unsigned long long)(one.n_aux - delta.n_aux),
+                           (unsigned long long)(one.n_constraints - delta.n_constraints));
+
+    size_t n = cfg->challenges;
+    czk_cs **children = czk_calloc(n, sizeof *children);
+    if (children == NULL) return czk_cs_fail(cs, CZK_ENOMEM, "porep: out of memory");
+    size_t made = 0;
+    for (; made < n; made++) {
+        czk_cs_counts at = start;
+        at.n_inputs += made * delta.n_inputs;
+        at.n_aux += made * delta.n_aux;
+        at.n_constraints += made * delta.n_constraints;
+        if (czk_cs_fork(cs, &at, &children[made], &e) != CZK_OK) break;
+    }
+    if (made == n) {
+        par_ctx p = {cfg, w, &pp, children};
+        czk_pool_run(pool, n, par_task, &p);
+        (void)czk_cs_join(cs, children, n, NULL); /* its error is the cs's sticky one */
+    } else {
+        /* Nothing was synthesized on the children made: drop them, keep the parent's
+         * counts at the prologue's end, and fail. */
+        for (size_t i = 0; i < made; i++) czk_cs_destroy(children[i]);
+        czk_cs_fail(cs, e.status, "porep: %s", e.msg);
+    }
+    czk_free(children);
+    return czk_cs_status(cs);
 }
 
 czk_status czk_circuit_porep_count(int seal_proof, czk_circuit_info *out, czk_err *err)

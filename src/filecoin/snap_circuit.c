@@ -5,6 +5,7 @@
  * allocated and constraints enforced in upstream's order, because the published Groth16
  * parameters fix both; the comments name the upstream step each block reproduces.
  */
+#include <pthread.h>
 #include <string.h>
 
 #include "czk/alloc.h"
@@ -268,7 +269,99 @@ static czk_status check_witness(czk_cs *cs, const czk_snap_params *p, const czk_
     return CZK_OK;
 }
 
-czk_status czk_snap_synthesize(czk_cs *cs, const czk_snap_params *p, const czk_snap_witness *w)
+/* What every challenge uses from the prologue (circuit.rs before its challenge loop). */
+typedef struct snap_shared {
+    const czk_snap_params *p;
+    const czk_snap_witness *w; /* NULL without a witness */
+    const czk_bool *dbits, *partition_bits, *h_select_bits;
+    const czk_var *apex;
+    czk_var phi, root_r_old, root_r_new;
+    unsigned per_digest, nr;
+} snap_shared;
+
+/*
+ * One challenge of circuit.rs's loop. `lc` are three LCs on cs, `sib` room for 2·nr + B
+ * variables. Its structure never depends on ci or on values, so every challenge adds the
+ * same numbers of variables and constraints (czk_snap_synthesize_par relies on it).
+ */
+static void snap_challenge(czk_cs *cs, const snap_shared *sh, unsigned ci, czk_lc lc[3],
+                           czk_var *sib)
+{
+    const czk_snap_params *p = sh->p;
+    const czk_snap_witness *w = sh->w;
+    const unsigned B = p->challenge_bit_len, P = p->partition_bit_len, A = p->apex_leaf_bit_len;
+    const unsigned bits_per = B - P, per_digest = sh->per_digest, nr = sh->nr;
+    const czk_bool *dbits = sh->dbits, *partition_bits = sh->partition_bits;
+    const czk_bool *h_select_bits = sh->h_select_bits;
+    const czk_var *apex = sh->apex;
+    czk_var phi = sh->phi, root_r_old = sh->root_r_old, root_r_new = sh->root_r_new;
+    czk_var *sib_old = sib, *sib_new = sib + nr, *sib_d = sib + 2 * nr;
+    const czk_snap_challenge_witness *cp = w != NULL ? &w->challenges[ci] : NULL;
+    czk_bool cbits[40];
+    /* c_bits = this challenge's random bits ‖ partition bits (little-endian). */
+    memcpy(cbits,
+           dbits + (size_t)(ci / per_digest) * 255 + (size_t)(ci % per_digest) * bits_per,
+           bits_per * sizeof *cbits);
+    memcpy(cbits + bits_per, partition_bits, P * sizeof *cbits);
+
+    /* get_challenge_high_bits: c_high_k = pack(top hs[k] bits) · h_select_bit_k,
+     * summed. */
+    czk_var or_zero[CZK_SNAP_HS];
+    for (unsigned hk = 0; hk < CZK_SNAP_HS; hk++) {
+        unsigned h = p->hs[hk];
+        czk_var c_high = czk_multipack_pack_bits(cs, cbits + B - h, h);
+        bool sel = czk_cs_value_bit(cs, czk_bool_var(h_select_bits[hk]));
+        or_zero[hk] = czk_cs_alloc(cs, w == NULL ? NULL
+                                       : sel     ? czk_cs_value(cs, c_high)
+                                                 : &CZK_FR_ZERO);
+        for (int i = 0; i < 3; i++) czk_lc_clear(&lc[i]);
+        czk_lc_add(&lc[0], c_high);
+        czk_lc_add(&lc[1], czk_bool_var(h_select_bits[hk]));
+        czk_lc_add(&lc[2], or_zero[hk]);
+        czk_cs_enforce(cs, &lc[0], &lc[1], &lc[2]);
+    }
+    czk_fr sum = CZK_FR_ZERO;
+    if (w != NULL)
+        for (unsigned hk = 0; hk < CZK_SNAP_HS; hk++)
+            czk_fr_add(&sum, &sum, czk_cs_value(cs, or_zero[hk]));
+    czk_var c_high = czk_cs_alloc(cs, w != NULL ? &sum : NULL);
+    for (int i = 0; i < 3; i++) czk_lc_clear(&lc[i]);
+    for (unsigned hk = 0; hk < CZK_SNAP_HS; hk++) czk_lc_add(&lc[0], or_zero[hk]);
+    czk_lc_add(&lc[1], czk_cs_one());
+    czk_lc_add(&lc[2], c_high);
+    czk_cs_enforce(cs, &lc[0], &lc[1], &lc[2]);
+
+    /* rho = H(phi || c_high) */
+    czk_var rho = poseidon_gen(cs, phi, c_high);
+
+    czk_var leaf_r_old = alloc_le(cs, cp ? cp->r_old.leaf : NULL, "leaf_r_old");
+    czk_var leaf_d_new = alloc_le(cs, cp ? cp->d_new.leaf : NULL, "leaf_d_new");
+    /* label_r_new: leaf_r_new = leaf_r_old + leaf_d_new·rho */
+    czk_var prod = czk_num_mul(cs, leaf_d_new, rho);
+    czk_var leaf_r_new = czk_num_add(cs, leaf_r_old, prod);
+
+    for (unsigned i = 0; i < nr; i++)
+        sib_old[i] = alloc_le(cs, cp ? cp->r_old.siblings[i] : NULL, "path_r_old sibling");
+    czk_por_no_challenge_input(cs, &p->tree_r, cbits, leaf_r_old, sib_old, root_r_old);
+    for (unsigned i = 0; i < nr; i++)
+        sib_new[i] = alloc_le(cs, cp ? cp->r_new.siblings[i] : NULL, "path_r_new sibling");
+    czk_por_no_challenge_input(cs, &p->tree_r, cbits, leaf_r_new, sib_new, root_r_new);
+
+    /* The apex leaf this challenge's TreeD path ends at, and the path up to it. */
+    const unsigned to_apex = B - P - A;
+    czk_var apex_leaf = czk_num_select(cs, apex, cbits + to_apex, A);
+    for (unsigned i = 0; i < to_apex; i++)
+        sib_d[i] = alloc_le(cs, cp ? cp->d_new.siblings[i] : NULL, "path_d_new sibling");
+    czk_por_shape to_apex_shape = {CZK_MERKLE_SHA256, 2, 0, 0, to_apex};
+    czk_por_no_challenge_input(cs, &to_apex_shape, cbits, leaf_d_new, sib_d, apex_leaf);
+}
+
+static void snap_challenges_par(czk_cs *cs, const snap_shared *sh, czk_pool *pool);
+
+/* circuit.rs synthesize: the prologue, then the challenges here or (pool not NULL) on
+ * forks of cs. */
+static czk_status snap_run(czk_cs *cs, const czk_snap_params *p, const czk_snap_witness *w,
+                           czk_pool *pool)
 {
     bool wit = czk_cs_has_witness(cs);
     if (wit && w == NULL) return czk_cs_fail(cs, CZK_EINVAL, "snap: witness missing");
@@ -319,16 +412,13 @@ czk_status czk_snap_synthesize(czk_cs *cs, const czk_snap_params *p, const czk_s
     unsigned per_digest, digests;
     digest_layout(p, &per_digest, &digests);
     czk_bool *dbits = czk_malloc(((size_t)digests * 255 + 1) * sizeof *dbits);
-    czk_bool *cbits = czk_malloc((size_t)B * sizeof *cbits);
-    if (apex == NULL || dbits == NULL || cbits == NULL) {
+    if (apex == NULL || dbits == NULL) {
         czk_free(apex);
         czk_free(dbits);
-        czk_free(cbits);
         for (int i = 0; i < 3; i++) czk_lc_free(&lc[i]);
         return czk_cs_fail(cs, CZK_ENOMEM, "snap: out of memory");
     }
-    czk_var *row = apex + NA, *ppath = row + NA, *sib_old = ppath + P, *sib_new = sib_old + nr;
-    czk_var *sib_d = sib_new + nr;
+    czk_var *row = apex + NA, *ppath = row + NA, *sib = ppath + P;
     for (unsigned i = 0; i < NA; i++)
         apex[i] = alloc_le(cs, w ? w->apex_leafs[i] : NULL, "apex leaf");
     for (unsigned i = 0; i < P; i++)
@@ -348,7 +438,6 @@ czk_status czk_snap_synthesize(czk_cs *cs, const czk_snap_params *p, const czk_s
     czk_por_no_challenge_input(cs, &tree_d, partition_bits, row[0], ppath, comm_d_new);
 
     /* gen_challenge_bits: digest_j = H(comm_r_new || k·digests + j), 255 bits each. */
-    const unsigned bits_per = B - P;
     uint64_t k = w != NULL ? w->k : 0;
     for (unsigned j = 0; j < digests; j++) {
         czk_fr idx, dcoef, jf;
@@ -367,71 +456,160 @@ czk_status czk_snap_synthesize(czk_cs *cs, const czk_snap_params *p, const czk_s
         enforce_decomp(cs, dbits + (size_t)j * 255, 255, digest);
     }
 
-    for (unsigned ci = 0; ci < CC; ci++) {
-        const czk_snap_challenge_witness *cp = w != NULL ? &w->challenges[ci] : NULL;
-        /* c_bits = this challenge's random bits ‖ partition bits (little-endian). */
-        memcpy(cbits,
-               dbits + (size_t)(ci / per_digest) * 255 + (size_t)(ci % per_digest) * bits_per,
-               bits_per * sizeof *cbits);
-        memcpy(cbits + bits_per, partition_bits, P * sizeof *cbits);
-
-        /* get_challenge_high_bits: c_high_k = pack(top hs[k] bits) · h_select_bit_k,
-         * summed. */
-        czk_var or_zero[CZK_SNAP_HS];
-        for (unsigned hk = 0; hk < CZK_SNAP_HS; hk++) {
-            unsigned h = p->hs[hk];
-            czk_var c_high = czk_multipack_pack_bits(cs, cbits + B - h, h);
-            bool sel = czk_cs_value_bit(cs, czk_bool_var(h_select_bits[hk]));
-            or_zero[hk] = czk_cs_alloc(cs, w == NULL ? NULL
-                                           : sel     ? czk_cs_value(cs, c_high)
-                                                     : &CZK_FR_ZERO);
-            for (int i = 0; i < 3; i++) czk_lc_clear(&lc[i]);
-            czk_lc_add(&lc[0], c_high);
-            czk_lc_add(&lc[1], czk_bool_var(h_select_bits[hk]));
-            czk_lc_add(&lc[2], or_zero[hk]);
-            czk_cs_enforce(cs, &lc[0], &lc[1], &lc[2]);
-        }
-        czk_fr sum = CZK_FR_ZERO;
-        if (w != NULL)
-            for (unsigned hk = 0; hk < CZK_SNAP_HS; hk++)
-                czk_fr_add(&sum, &sum, czk_cs_value(cs, or_zero[hk]));
-        czk_var c_high = czk_cs_alloc(cs, w != NULL ? &sum : NULL);
-        for (int i = 0; i < 3; i++) czk_lc_clear(&lc[i]);
-        for (unsigned hk = 0; hk < CZK_SNAP_HS; hk++) czk_lc_add(&lc[0], or_zero[hk]);
-        czk_lc_add(&lc[1], czk_cs_one());
-        czk_lc_add(&lc[2], c_high);
-        czk_cs_enforce(cs, &lc[0], &lc[1], &lc[2]);
-
-        /* rho = H(phi || c_high) */
-        czk_var rho = poseidon_gen(cs, phi, c_high);
-
-        czk_var leaf_r_old = alloc_le(cs, cp ? cp->r_old.leaf : NULL, "leaf_r_old");
-        czk_var leaf_d_new = alloc_le(cs, cp ? cp->d_new.leaf : NULL, "leaf_d_new");
-        /* label_r_new: leaf_r_new = leaf_r_old + leaf_d_new·rho */
-        czk_var prod = czk_num_mul(cs, leaf_d_new, rho);
-        czk_var leaf_r_new = czk_num_add(cs, leaf_r_old, prod);
-
-        for (unsigned i = 0; i < nr; i++)
-            sib_old[i] = alloc_le(cs, cp ? cp->r_old.siblings[i] : NULL, "path_r_old sibling");
-        czk_por_no_challenge_input(cs, &p->tree_r, cbits, leaf_r_old, sib_old, root_r_old);
-        for (unsigned i = 0; i < nr; i++)
-            sib_new[i] = alloc_le(cs, cp ? cp->r_new.siblings[i] : NULL, "path_r_new sibling");
-        czk_por_no_challenge_input(cs, &p->tree_r, cbits, leaf_r_new, sib_new, root_r_new);
-
-        /* The apex leaf this challenge's TreeD path ends at, and the path up to it. */
-        const unsigned to_apex = B - P - A;
-        czk_var apex_leaf = czk_num_select(cs, apex, cbits + to_apex, A);
-        for (unsigned i = 0; i < to_apex; i++)
-            sib_d[i] = alloc_le(cs, cp ? cp->d_new.siblings[i] : NULL, "path_d_new sibling");
-        czk_por_shape to_apex_shape = {CZK_MERKLE_SHA256, 2, 0, 0, to_apex};
-        czk_por_no_challenge_input(cs, &to_apex_shape, cbits, leaf_d_new, sib_d, apex_leaf);
-    }
+    snap_shared sh = {p, w, dbits, partition_bits, h_select_bits, apex, phi, root_r_old,
+                      root_r_new, per_digest, nr};
+    if (pool != NULL && czk_cs_status(cs) == CZK_OK)
+        snap_challenges_par(cs, &sh, pool);
+    else
+        for (unsigned ci = 0; ci < CC; ci++) snap_challenge(cs, &sh, ci, lc, sib);
 
     czk_free(apex);
     czk_free(dbits);
-    czk_free(cbits);
     for (int i = 0; i < 3; i++) czk_lc_free(&lc[i]);
     return czk_cs_status(cs);
+}
+
+czk_status czk_snap_synthesize(czk_cs *cs, const czk_snap_params *p, const czk_snap_witness *w)
+{
+    return snap_run(cs, p, w, NULL);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Parallel synthesis                                                                   */
+/* ------------------------------------------------------------------------------------ */
+
+/*
+ * What one challenge adds (variables, constraints), from COUNT syntheses of the same
+ * parameters with one and with two challenges: both take one challenge digest (a digest
+ * feeds 254 / (B − P) ≥ 6 challenges), so they differ by exactly one challenge. Cached
+ * per parameters: a 32 GiB pair costs 1.3 s (two loaded cores), and there are 11 sizes.
+ */
+typedef struct snap_delta {
+    czk_snap_params key; /* challenge_count = 0 */
+    czk_cs_counts delta;
+} snap_delta;
+
+#define SNAP_DELTA_CACHE 16
+static snap_delta delta_cache[SNAP_DELTA_CACHE];
+static size_t delta_cache_n;
+static pthread_mutex_t delta_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static czk_status count_with(const czk_snap_params *p, unsigned challenges, czk_cs_counts *out)
+{
+    czk_snap_params q = *p;
+    q.challenge_count = challenges;
+    czk_cs_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.mode = CZK_CS_COUNT;
+    czk_cs *cs = NULL;
+    czk_status s = czk_cs_create(&cs, &cfg, NULL);
+    if (s != CZK_OK) return s;
+    (void)czk_snap_synthesize(cs, &q, NULL);
+    s = czk_cs_finish(cs, NULL);
+    czk_cs_get_counts(cs, out);
+    czk_cs_destroy(cs);
+    return s;
+}
+
+static czk_status snap_delta_get(const czk_snap_params *p, czk_cs_counts *delta)
+{
+    czk_snap_params key = *p;
+    key.challenge_count = 0;
+    pthread_mutex_lock(&delta_lock);
+    for (size_t i = 0; i < delta_cache_n; i++) {
+        if (memcmp(&delta_cache[i].key, &key, sizeof key) == 0) {
+            *delta = delta_cache[i].delta;
+            pthread_mutex_unlock(&delta_lock);
+            return CZK_OK;
+        }
+    }
+    pthread_mutex_unlock(&delta_lock);
+    czk_cs_counts one, two;
+    czk_status s = count_with(p, 1, &one);
+    if (s == CZK_OK) s = count_with(p, 2, &two);
+    if (s != CZK_OK) return s;
+    memset(delta, 0, sizeof *delta);
+    delta->n_inputs = two.n_inputs - one.n_inputs;
+    delta->n_aux = two.n_aux - one.n_aux;
+    delta->n_constraints = two.n_constraints - one.n_constraints;
+    pthread_mutex_lock(&delta_lock);
+    if (delta_cache_n < SNAP_DELTA_CACHE) {
+        delta_cache[delta_cache_n].key = key;
+        delta_cache[delta_cache_n].delta = *delta;
+        delta_cache_n++;
+    }
+    pthread_mutex_unlock(&delta_lock);
+    return CZK_OK;
+}
+
+typedef struct snap_par {
+    const snap_shared *sh;
+    czk_cs **children;
+} snap_par;
+
+/* One challenge on its own fork, with its own LCs and sibling variables. */
+static void snap_task(void *arg, size_t ci, unsigned worker)
+{
+    (void)worker;
+    const snap_par *x = arg;
+    czk_cs *cs = x->children[ci];
+    const czk_snap_params *p = x->sh->p;
+    czk_var *sib = czk_malloc((2 * (size_t)x->sh->nr + p->challenge_bit_len) * sizeof *sib);
+    if (sib == NULL) {
+        czk_cs_fail(cs, CZK_ENOMEM, "snap: out of memory");
+        return;
+    }
+    czk_lc lc[3];
+    for (int i = 0; i < 3; i++) czk_lc_init(&lc[i], cs);
+    snap_challenge(cs, x->sh, (unsigned)ci, lc, sib);
+    for (int i = 0; i < 3; i++) czk_lc_free(&lc[i]);
+    czk_free(sib);
+}
+
+/* The challenges on forks of cs at the prologue's end plus ci times one challenge. */
+static void snap_challenges_par(czk_cs *cs, const snap_shared *sh, czk_pool *pool)
+{
+    size_t n = sh->p->challenge_count;
+    czk_cs_counts start, delta;
+    czk_status s = snap_delta_get(sh->p, &delta);
+    if (s != CZK_OK) {
+        czk_cs_fail(cs, s, "snap: counting one challenge failed: %s", czk_strerror(s));
+        return;
+    }
+    czk_cs_get_counts(cs, &start);
+    czk_cs **children = czk_calloc(n, sizeof *children);
+    if (children == NULL) {
+        czk_cs_fail(cs, CZK_ENOMEM, "snap: out of memory");
+        return;
+    }
+    czk_err e;
+    czk_err_clear(&e);
+    size_t made = 0;
+    for (; made < n; made++) {
+        czk_cs_counts at = start;
+        at.n_inputs += made * delta.n_inputs;
+        at.n_aux += made * delta.n_aux;
+        at.n_constraints += made * delta.n_constraints;
+        if (czk_cs_fork(cs, &at, &children[made], &e) != CZK_OK) break;
+    }
+    if (made == n) {
+        snap_par x = {sh, children};
+        czk_pool_run(pool, n, snap_task, &x);
+        (void)czk_cs_join(cs, children, n, NULL); /* its error is the cs's sticky one */
+    } else {
+        for (size_t i = 0; i < made; i++) czk_cs_destroy(children[i]);
+        czk_cs_fail(cs, e.status, "snap: %s", e.msg);
+    }
+    czk_free(children);
+}
+
+czk_status czk_snap_synthesize_par(czk_cs *cs, const czk_snap_params *p, const czk_snap_witness *w,
+                                   czk_pool *pool)
+{
+    if (czk_cs_get_mode(cs) != CZK_CS_EVAL || !czk_cs_has_witness(cs) ||
+        czk_pool_size(pool) < 2 || p->challenge_count <= 2)
+        pool = NULL;
+    return snap_run(cs, p, w, pool);
 }
 
 czk_status czk_snap_circuit(czk_cs *cs, void *ctx)

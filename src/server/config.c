@@ -76,6 +76,9 @@ static const opt opts[] = {
      "true: no pinned pool (slower host-device copies; to measure what pinning buys)"},
     {"memory", "srs_idle_evict", T_DURATION, O(srs_idle_evict_ms), "5m", 0, U64MAX,
      "parameter sets unused this long may be evicted under memory pressure"},
+    {"params", "test_generate", T_BOOL, O(test_params), "false", 0, 0,
+     "INSECURE, for benchmarks: make czk TEST parameters in memory for a Filecoin circuit "
+     "whose .params is missing (on the GPUs; .vk and .meta written to param_dir)"},
     {"gpus", "mode", T_STR, O(gpu_mode), "auto", 0, 0,
      "auto (GPUs when present, else the CPU prover), cpu, or gpu (fail without one)"},
     {"gpus", "devices", T_STR, O(gpu_devices), "", 0, 0,
@@ -399,6 +402,7 @@ czk_status czk__config_to_engine(const czk_daemon_config *c, czk_engine_config *
     ec->memory_margin = c->memory_margin;
     ec->pinned_limit = c->pinned_limit;
     ec->pageable_buffers = c->pageable_buffers;
+    ec->test_params = c->test_params;
     ec->synthesis_threads = (unsigned)c->synthesis_threads;
     ec->synthesis_workers = (unsigned)c->synthesis_workers;
     ec->gpu_workers_per_device = (unsigned)c->gpu_workers_per_device;

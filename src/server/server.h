@@ -45,6 +45,8 @@ typedef struct czk_daemon_config {
     uint64_t pinned_limit;
     bool pageable_buffers;
     uint64_t srs_idle_evict_ms;
+    /* [params] */
+    bool test_params;
     /* [gpus] */
     char *gpu_mode;        /* auto, cpu, gpu */
     char *gpu_devices;     /* "0,1" or "" = all */

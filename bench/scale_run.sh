@@ -1,0 +1,389 @@
+#!/usr/bin/env bash
+# The real-scale run (issue #8) in one call: czkd with the GPU backend and czk TEST
+# parameters made in memory (resident on the GPU), synthetic 32 GiB fixtures submitted
+# over gRPC like a client, every proof verified outside the daemon, and a table of what
+# a storage provider buys a prover for:
+#
+#   PoRep C2 wall time per proof in steady state (several jobs queued), peak RSS, GPU busy,
+#   per-partition GPU time, H2D rate from the pinned pool, WinningPoSt latency while PoRep
+#   runs, SnapDeals wall time and memory, and PoRep again with pageable buffers.
+#
+# Binaries come from a CUDA build here (bench/scale_prep.sh puts them and the shared
+# libraries a bare GPU image lacks into build-scale/), so the device call only runs:
+#   device: carry build-scale; command: bash bench/scale_run.sh
+# The same script runs anywhere for a dry run of the flow at a small size on the CPU:
+#   SIZE=2KiB BIN=build/bin bash bench/scale_run.sh
+#
+# Knobs (environment): SIZE (32GiB, 64GiB, 512MiB, 8MiB, 2KiB), N_POREP (jobs queued at once,
+# default 5), N_SNAP (2), N_PAGEABLE (1; 0 skips the pageable run), BUDGET (engine memory
+# budget, default 88GiB), SYNTH_WORKERS (3), SYNTH_THREADS (6 per worker), WIN_DELAY (seconds after the PoRep submissions
+# before the WinningPoSt, default 25), DEADLINE_S (phases not started after this many
+# seconds are skipped, default 540), OUT (results; default /tmp/czk-scale).
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OUT=${OUT:-/tmp/czk-scale}
+SIZE=${SIZE:-32GiB}
+N_POREP=${N_POREP:-5}
+N_SNAP=${N_SNAP:-2}
+N_PAGEABLE=${N_PAGEABLE:-1}
+BUDGET=${BUDGET:-88GiB}
+SYNTH_WORKERS=${SYNTH_WORKERS:-3}
+# Threads shared out among the synthesis workers: a 32 GiB PoRep partition is 18
+# challenges, so 3 workers of 6 threads finish one in 3 rounds each.
+SYNTH_THREADS=${SYNTH_THREADS:-$((SYNTH_WORKERS * 6))}
+DEADLINE_S=${DEADLINE_S:-540}
+BIN=${BIN:-build-scale/bin}
+[ -d build-scale/lib ] && export LD_LIBRARY_PATH=$ROOT/build-scale/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+czk=$ROOT/$BIN/czk
+czkd=$ROOT/$BIN/czkd
+W=${WORK:-/tmp/czk-scale-work}
+rm -rf "$W"
+mkdir -p "$OUT" "$W/params" "$W/fx"
+T_START=$(date +%s.%N)
+LOG=$OUT/scale.log
+exec > >(tee "$LOG") 2>&1
+
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}'; }
+elapsed() { since "$T_START"; }
+time_left() { awk -v e="$(elapsed)" -v d="$DEADLINE_S" 'BEGIN{exit !(e < d)}'; }
+say() { printf '[%6ss] %s\n' "$(elapsed)" "$*"; }
+
+case $SIZE in
+  2KiB) porep_rp=StackedDrg2KiBV1_1 porep_num=5 snap_rp=StackedDrg2KiBV1 win_rp=StackedDrgWinning2KiBV1 id=2k ;;
+  8MiB) porep_rp=StackedDrg8MiBV1_1 porep_num=6 snap_rp=StackedDrg8MiBV1 win_rp=StackedDrgWinning8MiBV1 id=8m ;;
+  512MiB) porep_rp=StackedDrg512MiBV1_1 porep_num=7 snap_rp=StackedDrg512MiBV1 win_rp=StackedDrgWinning512MiBV1 id=512m ;;
+  32GiB) porep_rp=StackedDrg32GiBV1_1 porep_num=8 snap_rp=StackedDrg32GiBV1 win_rp=StackedDrgWinning32GiBV1 id=32g ;;
+  64GiB) porep_rp=StackedDrg64GiBV1_1 porep_num=9 snap_rp=StackedDrg64GiBV1 win_rp=StackedDrgWinning64GiBV1 id=64g ;;
+  *) echo "SIZE=$SIZE: one of 2KiB 8MiB 512MiB 32GiB 64GiB"; exit 2 ;;
+esac
+
+{
+  date -u
+  echo "size=$SIZE porep_jobs=$N_POREP snap_jobs=$N_SNAP pageable_jobs=$N_PAGEABLE budget=$BUDGET synth_workers=$SYNTH_WORKERS"
+  echo "cpus=$(nproc) $(grep MemTotal /proc/meminfo)"
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
+  df -h /tmp | tail -1
+} | tee "$W/env.txt"
+
+# ---- fixtures (in the background while the first daemon makes parameters) ------------
+say "fixtures: $N_POREP PoRep C1 ($porep_rp), $N_SNAP SnapDeals, 2 WinningPoSt"
+(
+  for k in $(seq 1 "$N_POREP"); do
+    "$czk" fixture porep --registered-proof "$porep_rp" --seed "$k" --threads 4 \
+      --out "$W/fx/porep-$k.json" > "$W/fx/porep-$k.log" 2>&1 || echo "porep fixture $k failed" >> "$W/fx/fail"
+  done
+  for k in $(seq 1 "$N_SNAP"); do
+    "$czk" fixture snap --registered-proof "$snap_rp" --seed "$k" \
+      --out "$W/fx/snap-$k.json" > "$W/fx/snap-$k.log" 2>&1 || echo "snap fixture $k failed" >> "$W/fx/fail"
+  done
+  for k in 1 2; do
+    "$czk" fixture winning --registered-proof "$win_rp" --seed "$k" \
+      --out "$W/fx/winning-$k.json" > "$W/fx/winning-$k.log" 2>&1 || echo "winning fixture $k failed" >> "$W/fx/fail"
+  done
+  touch "$W/fx/done"
+) &
+FX_PID=$!
+
+# ---- the daemon ------------------------------------------------------------------------
+pid=
+sampler=
+start_daemon() { # $1 tag, $2 pageable true|false
+  local tag=$1
+  cat > "$W/czkd-$tag.conf" <<EOF
+[daemon]
+listen = unix:$W/czkd.sock
+metrics_listen = 127.0.0.1:0
+data_dir = $W/data-$tag
+param_dir = $W/params
+ready_file = $W/ready-$tag.json
+max_message_size = 512MiB
+[params]
+test_generate = true
+[memory]
+budget = $BUDGET
+pageable_buffers = $2
+[synthesis]
+workers = $SYNTH_WORKERS
+threads = $SYNTH_THREADS
+[timeline]
+path = $W/timeline-$tag.jsonl
+EOF
+  "$czkd" --config "$W/czkd-$tag.conf" > "$W/czkd-$tag.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 300); do
+    [ -s "$W/ready-$tag.json" ] && break
+    kill -0 "$pid" 2>/dev/null || { tail -20 "$W/czkd-$tag.log"; echo "czkd exited at start"; return 1; }
+    sleep 0.1
+  done
+  metrics_port=$(sed -n 's/.*"metrics_port":\([0-9]*\).*/\1/p' "$W/ready-$tag.json")
+  # Peak RSS from /proc (VmHWM is read at the end too) and GPU utilisation, sampled.
+  (
+    while kill -0 "$pid" 2>/dev/null; do
+      printf '%s %s\n' "$(date +%s.%N)" "$(awk '/^VmRSS/{print $2}' /proc/$pid/status 2>/dev/null)"
+      sleep 0.5
+    done
+  ) > "$W/rss-$tag.txt" &
+  sampler=$!
+  if command -v nvidia-smi > /dev/null; then
+    nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used --format=csv,noheader,nounits \
+      -lms 200 > "$W/gpu-$tag.csv" 2>/dev/null &
+    smi=$!
+  fi
+  say "czkd $tag up (pid $pid, pageable_buffers=$2)"
+}
+stop_daemon() { # $1 tag
+  [ -n "$pid" ] || return 0
+  hwm=$(awk '/^VmHWM/{print $2}' /proc/$pid/status 2>/dev/null)
+  echo "${hwm:-0}" > "$W/hwm-$1.txt"
+  curl -s "http://127.0.0.1:$metrics_port/metrics" > "$W/metrics-$1-end.txt" 2>/dev/null || true
+  kill -TERM "$pid" 2>/dev/null
+  for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  [ -n "${smi:-}" ] && kill "$smi" 2>/dev/null
+  wait "$sampler" 2>/dev/null
+  pid=
+  smi=
+}
+trap 'stop_daemon end' EXIT
+C() { # czk client command against this run's daemon: C COMMAND ARGS...
+  local cmd=$1
+  shift
+  "$czk" "$cmd" --addr "unix:$W/czkd.sock" "$@"
+}
+metric() { # $1 file, $2 metric name (with labels), sum of matching lines
+  awk -v m="$2" 'index($0, m) == 1 { s += $NF } END { printf "%.6f", s }' "$1"
+}
+scrape() { curl -s "http://127.0.0.1:$metrics_port/metrics" > "$1"; }
+
+preload() { # $1 circuit id; prints seconds
+  local t0
+  t0=$(now)
+  C preload "$1" > "$W/preload-$1.txt" 2>&1 || { cat "$W/preload-$1.txt"; return 1; }
+  since "$t0"
+}
+
+wait_fixtures() {
+  while [ ! -e "$W/fx/done" ]; do sleep 0.2; done
+  if [ -e "$W/fx/fail" ]; then cat "$W/fx/fail"; return 1; fi
+}
+
+# submit_porep TAG K: submit fixture K, print the job id
+submit_porep() {
+  C submit --kind porep --c1 "$W/fx/porep-$2.json" --registered-proof "$porep_num" \
+    --request-id "$1-porep-$2" --public-out "$W/pub-$1-porep-$2" |
+    sed -n 's/^job_id=\([^ ]*\).*/\1/p'
+}
+
+# await_all TAG JOB...: await in parallel, record each completion time; verify each proof.
+await_all() {
+  local tag=$1
+  shift
+  local k=0 waits=()
+  for j in "$@"; do
+    k=$((k + 1))
+    (
+      out=$(C await "$j" --timeout 1200000 --proof-out "$W/proof-$tag-$k.bin" 2>&1)
+      rc=$?
+      echo "$(now) $rc $j $out" > "$W/done-$tag-$k.txt"
+    ) &
+    waits+=($!)
+  done
+  for w in "${waits[@]}"; do wait "$w"; done
+}
+
+verify_all() { # TAG KIND VK N: every proof of the run checked with czk verify
+  local tag=$1 kind=$2 vk=$3 n=$4 ok=0
+  for k in $(seq 1 "$n"); do
+    if "$czk" verify --vk "$vk" --proof "$W/proof-$tag-$k.bin" --public "$W/pub-$tag-$kind-$k" \
+      > "$W/verify-$tag-$k.txt" 2>&1; then
+      ok=$((ok + 1))
+    else
+      say "VERIFY FAILED: $tag job $k: $(cat "$W/verify-$tag-$k.txt")"
+    fi
+  done
+  echo "$ok"
+}
+
+vk_of() { # circuit id -> .vk path (written by czkd beside the missing .params)
+  ls "$W/params"/*.vk 2>/dev/null | while read -r f; do
+    case $1 in
+      porep-*) case $f in *stacked-proof-of-replication*) echo "$f" ;; esac ;;
+      snap-*) case $f in *empty-sector-update*) echo "$f" ;; esac ;;
+      winning-*) case $f in *proof-of-spacetime-fallback*) echo "$f" ;; esac ;;
+    esac
+  done | head -1
+}
+
+RESULTS=$W/results.txt
+: > "$RESULTS"
+row() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$RESULTS"; }
+
+# ---- phase 1: PoRep steady state + WinningPoSt under load (pinned pool) ------------------
+run_porep_phase() { # TAG NJOBS WITH_WINNING
+  local tag=$1 n=$2 with_win=$3
+  say "[$tag] preload porep-$id (test parameters made in memory: QAP + fixed-base on the GPU)"
+  local gen_s
+  gen_s=$(preload "porep-$id") || return 1
+  say "[$tag] porep-$id parameters ready in ${gen_s}s"
+  row "$tag porep-$id parameters made (QAP on CPU, fixed-base into the GPU SRS)" "${gen_s} s" "once per daemon start"
+  if [ "$with_win" = 1 ]; then
+    local ws
+    ws=$(preload "winning-$id") || return 1
+    say "[$tag] winning-$id parameters ready in ${ws}s"
+  fi
+  wait_fixtures || return 1
+  scrape "$W/metrics-$tag-0.txt"
+  local t_sub ids=() k
+  t_sub=$(now)
+  for k in $(seq 1 "$n"); do ids+=("$(submit_porep "$tag" "$k")"); done
+  say "[$tag] submitted $n PoRep jobs: ${ids[*]}"
+  if [ "$with_win" = 1 ]; then
+    # WinningPoSt while PoRep partitions occupy the GPU: after the first partitions prove.
+    sleep "${WIN_DELAY:-25}"
+    local wt0 wout wrc
+    wt0=$(now)
+    wout=$(C run-job --fixture "$W/fx/winning-1.json" --request-id "$tag-winning-1" \
+      --public-out "$W/pub-$tag-winning-1" --proof-out "$W/proof-$tag-win-1.bin" --timeout 60000 2>&1)
+    wrc=$?
+    local wlat
+    wlat=$(since "$wt0")
+    say "[$tag] WinningPoSt under PoRep load: rc=$wrc ${wlat}s ($wout)"
+    local wvk wv
+    wvk=$(vk_of "winning-$id")
+    wv=$("$czk" verify --vk "$wvk" --proof "$W/proof-$tag-win-1.bin" --public "$W/pub-$tag-winning-1" 2>&1 | tail -1)
+    row "WinningPoSt submitted while PoRep runs: submit to proof (client side)" "${wlat} s (rc $wrc, $wv)" "≤ 3 s"
+  fi
+  await_all "$tag" "${ids[@]}"
+  scrape "$W/metrics-$tag-1.txt"
+  # Completion times, sorted.
+  local times
+  times=$(for k in $(seq 1 "$n"); do awk '{print $1, $2}' "$W/done-$tag-$k.txt"; done | sort -n)
+  local fails
+  fails=$(awk '$2 != 0' <<< "$times" | wc -l)
+  local first last
+  first=$(awk 'NR==1{print $1}' <<< "$times")
+  last=$(awk 'END{print $1}' <<< "$times")
+  local vk ok
+  vk=$(vk_of "porep-$id")
+  ok=$(verify_all "$tag" porep "$vk" "$n")
+  say "[$tag] $n jobs done ($fails failed), $ok verified with czk verify"
+  local total steady
+  total=$(awk -v a="$t_sub" -v b="$last" 'BEGIN{printf "%.1f", b-a}')
+  if [ "$n" -ge 3 ]; then
+    # Steady state: completions after the first, one per proof.
+    steady=$(awk -v f="$first" -v l="$last" -v n="$n" 'BEGIN{printf "%.1f", (l-f)/(n-1)}')
+  else
+    steady=$(awk -v t="$total" -v n="$n" 'BEGIN{printf "%.1f", t/n}')
+  fi
+  echo "$first $last" > "$W/window-$tag.txt"
+  row "$tag PoRep $SIZE C2: $n jobs queued at once, all done" "${total} s ($ok/$n verified)" ""
+  row "$tag PoRep $SIZE C2 wall per proof, steady state (interval between completions)" "${steady} s" "≤ 20 s; cuzk 37.7 s (RTX 5070 Ti), SupraSeal 138–143 s"
+  # Device time per partition and H2D rate from the daemon's counters over the run.
+  local m0=$W/metrics-$tag-0.txt m1=$W/metrics-$tag-1.txt
+  local dev parts hb hs
+  dev=$(awk -v a="$(metric "$m0" czk_gpu_device_seconds_total)" -v b="$(metric "$m1" czk_gpu_device_seconds_total)" 'BEGIN{print b-a}')
+  parts=$(awk -v a="$(metric "$m0" czk_gpu_partitions_total)" -v b="$(metric "$m1" czk_gpu_partitions_total)" 'BEGIN{print b-a}')
+  hb=$(awk -v a="$(metric "$m0" czk_h2d_bytes_total)" -v b="$(metric "$m1" czk_h2d_bytes_total)" 'BEGIN{print b-a}')
+  hs=$(awk -v a="$(metric "$m0" czk_h2d_seconds_total)" -v b="$(metric "$m1" czk_h2d_seconds_total)" 'BEGIN{print b-a}')
+  if awk -v p="$parts" 'BEGIN{exit !(p > 0)}'; then
+    row "$tag GPU time per partition (lock held, incl. H2D; $parts partitions)" "$(awk -v d="$dev" -v p="$parts" 'BEGIN{printf "%.2f s", d/p}')" "≤ 1.2 s"
+    row "$tag GPU held / wall from first submit to last proof" "$(awk -v d="$dev" -v t="$total" 'BEGIN{printf "%.0f %%", 100*d/t}')" ""
+  fi
+  if awk -v s="$hs" 'BEGIN{exit !(s > 0)}'; then
+    row "$tag H2D effective (a, b, c, witness; bytes / copy time)" "$(awk -v b="$hb" -v s="$hs" 'BEGIN{printf "%.1f GB/s (%.0f GB)", b/s/1e9, b/1e9}')" "≥ 50 GB/s"
+  fi
+  # GPU busy in steady state: nvidia-smi utilisation between the first and last completion.
+  if [ -s "$W/gpu-$tag.csv" ] && [ "$n" -ge 2 ]; then
+    local busy
+    busy=$(python3 - "$W/gpu-$tag.csv" "$first" "$last" <<'PY'
+import sys, datetime
+path, a, b = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+vals = []
+for line in open(path):
+    parts = [p.strip() for p in line.split(',')]
+    if len(parts) < 3: continue
+    try:
+        ts = datetime.datetime.strptime(parts[0], '%Y/%m/%d %H:%M:%S.%f').timestamp()
+        vals.append((ts, float(parts[1]), float(parts[2])))
+    except ValueError:
+        pass
+win = [v for v in vals if a <= v[0] <= b]
+if not win: print('n/a'); sys.exit()
+busy = sum(1 for v in win if v[1] > 0) / len(win) * 100
+util = sum(v[1] for v in win) / len(win)
+mem = max(v[2] for v in vals) / 1024
+print(f'{busy:.0f} % of samples busy, mean utilization {util:.0f} % ({len(win)} samples); peak GPU memory {mem:.1f} GiB')
+PY
+)
+    row "$tag GPU busy, steady state (nvidia-smi, first to last completion)" "$busy" "≥ 90 %"
+  fi
+}
+
+run_snap_phase() {
+  local tag=snap
+  say "[$tag] evict porep-$id, preload snap-$id"
+  C evict "porep-$id" > /dev/null 2>&1
+  local gen_s
+  gen_s=$(preload "snap-$id") || return 1
+  row "snap-$id parameters made" "${gen_s} s" ""
+  local rss0
+  rss0=$(awk '/^VmRSS/{print $2}' /proc/$pid/status)
+  local ids=() k t_sub
+  t_sub=$(now)
+  for k in $(seq 1 "$N_SNAP"); do
+    ids+=("$(C submit --fixture "$W/fx/snap-$k.json" --request-id "snap-$k" --public-out "$W/pub-$tag-snap-$k" |
+      sed -n 's/^job_id=\([^ ]*\).*/\1/p')")
+  done
+  await_all "$tag" "${ids[@]}"
+  local last
+  last=$(for k in $(seq 1 "$N_SNAP"); do awk '{print $1}' "$W/done-$tag-$k.txt"; done | sort -n | tail -1)
+  local vk ok total
+  vk=$(vk_of "snap-$id")
+  ok=$(verify_all "$tag" snap "$vk" "$N_SNAP")
+  total=$(awk -v a="$t_sub" -v b="$last" 'BEGIN{printf "%.1f", b-a}')
+  row "SnapDeals $SIZE: $N_SNAP jobs queued at once, all done" "${total} s ($ok/$N_SNAP verified)" "report"
+  row "SnapDeals $SIZE wall per proof (total / jobs)" "$(awk -v t="$total" -v n="$N_SNAP" 'BEGIN{printf "%.1f s", t/n}')" "report"
+  local peak
+  peak=$(awk -v a="$t_sub" '$1 >= a && $2 > m {m = $2} END {printf "%.1f GiB", m/1048576}' "$W/rss-main.txt")
+  row "SnapDeals peak RSS while proving (sampled)" "$peak" "report"
+}
+
+# ---- run ------------------------------------------------------------------------------
+start_daemon main false || exit 1
+run_porep_phase main "$N_POREP" 1 || say "PoRep phase failed"
+if [ "$N_SNAP" -gt 0 ] && time_left; then
+  run_snap_phase || say "Snap phase failed"
+else
+  say "SnapDeals phase skipped (N_SNAP=$N_SNAP, ${DEADLINE_S}s deadline)"
+fi
+peak_main=$(awk '$2 > m {m = $2} END {printf "%.1f", m/1048576}' "$W/rss-main.txt")
+stop_daemon main
+row "czkd peak RSS, pinned run (VmHWM / sampled max)" "$(awk '{printf "%.1f GiB", $1/1048576}' "$W/hwm-main.txt") / ${peak_main} GiB" "≤ 96 GiB"
+cp "$W/timeline-main.jsonl" "$OUT/timeline-main.jsonl" 2>/dev/null
+"$czk" timeline --in "$W/timeline-main.jsonl" --out "$OUT/timeline-main.svg" --min-gap 100 \
+  > /dev/null 2>&1 || say "czk timeline failed"
+
+if [ "$N_PAGEABLE" -gt 0 ] && time_left; then
+  start_daemon pageable true || exit 1
+  run_porep_phase pageable "$N_PAGEABLE" 0 || say "pageable phase failed"
+  stop_daemon pageable
+else
+  say "pageable phase skipped (N_PAGEABLE=$N_PAGEABLE, ${DEADLINE_S}s deadline)"
+fi
+wait "$FX_PID" 2>/dev/null
+
+{
+  echo
+  echo "== czk real-scale run: $SIZE, $(sed -n 4p "$W/env.txt"), $(nproc) CPUs, $(date -u +%FT%TZ)"
+  printf '%-88s %-44s %s\n' "measure" "czk" "target / peer"
+  awk -F'\t' '{printf "%-88s %-44s %s\n", $1, $2, $3}' "$RESULTS"
+  echo "total script time: $(elapsed) s"
+} | tee "$OUT/table.txt"
+for t in main pageable; do
+  [ -f "$W/czkd-$t.log" ] && tail -c 2000000 "$W/czkd-$t.log" > "$OUT/czkd-$t.log"
+done
+cp "$W/metrics-main-1.txt" "$OUT/metrics-main.txt" 2>/dev/null
+true
