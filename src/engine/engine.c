@@ -588,6 +588,33 @@ static czk_status synthesize_fil(czk__part *p, size_t m, czk_pool *pool, czk_err
     return czk_fil_job_public_inputs(fj, p->idx, p->pub, p->n_pub, &n, err);
 }
 
+/*
+ * GPU engines: page-lock the partition buffers a newly loaded parameter set will need now,
+ * while it is still LOADING, rather than when its first partitions are synthesized.
+ * cudaHostAlloc takes about 0.5 s per GiB and holds the CUDA driver's lock meanwhile,
+ * stalling every proof in the process: measured on the H200, the first 32 GiB PoRep
+ * partition held the GPU 35 s instead of 1.6 s while the next four buffers were allocated,
+ * and a WinningPoSt submitted then took 22 s. As many buffers as the budget has room for,
+ * at most one per synthesis worker and two per GPU. (mu not held)
+ */
+static void pinned_prewarm(czk_engine *e, const czk__params *pe)
+{
+    if (!e->use_gpu || e->pinned.disabled) return;
+    uint64_t need = part_bytes(pe);
+    if (need <= EXPRESS_MAX_BYTES) return;
+    pthread_mutex_lock(&e->mu);
+    uint64_t used = czk__budget_used(e);
+    uint64_t room = used < e->budget_total ? e->budget_total - used : 0;
+    pthread_mutex_unlock(&e->mu);
+    uint64_t k = room / need, want = e->n_synth_workers + 2 * (uint64_t)e->ngpus;
+    if (k > want) k = want;
+    if (k == 0) return;
+    uint64_t t0 = czk__now_us();
+    size_t made = czk__pinned_prewarm(&e->pinned, (size_t)need, (size_t)k);
+    CZK_LOG_INFO("pinned pool warmed", "circuit=%s buffers=%zu bytes_each=%" PRIu64 " ms=%" PRIu64,
+                 pe->id, made, need, (czk__now_us() - t0) / 1000u);
+}
+
 /* Synthesize partition p into a checked-out buffer (mu not held), on the worker's pool. */
 static czk_status synthesize(czk_engine *e, czk__part *p, czk_pool *pool, czk_err *err)
 {
@@ -597,7 +624,15 @@ static czk_status synthesize(czk_engine *e, czk__part *p, czk_pool *pool, czk_er
     size_t nv = (size_t)pe->pk.n_inputs + pe->pk.n_aux;
     bool fallback = false;
     czk_status st = CZK_OK;
-    if (!p->have_buf) st = czk__pinned_checkout(&e->pinned, p->reserved, &p->buf, &fallback, err);
+    if (!p->have_buf && p->heap_buf) {
+        void *q = czk_aligned_alloc(64, p->reserved);
+        if (q == NULL)
+            return czk_err_set(err, CZK_ENOMEM, "out of memory for a %" PRIu64 "-byte buffer",
+                               p->reserved);
+        p->buf = (czk__pinned_buf){q, p->reserved, CZK__PIN_HEAP};
+    } else if (!p->have_buf) {
+        st = czk__pinned_checkout(&e->pinned, p->reserved, &p->buf, &fallback, err);
+    }
     if (st != CZK_OK) return st;
     p->have_buf = true;
     if (fallback)
@@ -683,10 +718,20 @@ static void *synth_main(void *arg)
             uint64_t t0 = czk__now_us();
             czk__params_gen gen = {e->test_params, e->gpu_ordinals, e->ngpus};
             czk_status st = czk__params_load(pe, &gen, e->pool, &err);
-            uint64_t dt = czk__now_us() - t0;
             pthread_mutex_lock(&e->mu);
-            e->busy_workers--;
             e->params_bytes -= est;
+            if (st == CZK_OK) {
+                /* The real size now, so that the warm-up sees the budget's true room;
+                 * the entry stays LOADING meanwhile, so no partition competes with it. */
+                pe->bytes = czk__params_size(pe);
+                e->params_bytes += pe->bytes;
+                pthread_mutex_unlock(&e->mu);
+                pinned_prewarm(e, pe);
+                pthread_mutex_lock(&e->mu);
+                e->params_bytes -= pe->bytes;
+            }
+            uint64_t dt = czk__now_us() - t0;
+            e->busy_workers--;
             if (st != CZK_OK) {
                 pe->state = CZK__PE_COLD;
                 pe->bytes = 0;
@@ -724,7 +769,11 @@ static void *synth_main(void *arg)
         /* An idle buffer that fits is taken now, under the lock, so that a waiting
          * admission's shrink cannot free it between this admission and the checkout. A new
          * one is allocated outside the lock, in synthesize (page-locking is slow). */
-        p->have_buf = czk__pinned_try_reuse(&e->pinned, need, &p->buf);
+        /* An express partition (a WinningPoSt's 50 MB) takes ordinary memory: copying it
+         * from pageable memory costs milliseconds, and it must never wait for the pool,
+         * whose growth page-locks gigabytes at a time. */
+        p->heap_buf = part_express(p);
+        p->have_buf = !p->heap_buf && czk__pinned_try_reuse(&e->pinned, need, &p->buf);
         p->reserved = need;
         e->reserved += need;
         e->inflight_parts++;
@@ -819,6 +868,12 @@ static czk_status gpu_prove(czk_engine *e, czk__prover *pv, czk__params *pe, czk
                                      NULL, e->pool, NULL, NULL, &stats, err);
     uint64_t dt = czk__now_us() - t0;
     gpu_unlock(&e->gpu_mu[g]);
+    /* Where the device time went, in the gpu_end event (czk timeline and ops read it). */
+    snprintf(p->prove_note, sizeof p->prove_note,
+             "held_s=%.3f gpu_s=%.3f h2d_s=%.3f pinned=%d ntt_s=%.3f msm_h_s=%.3f msm_l_s=%.3f "
+             "msm_a_s=%.3f msm_b1_s=%.3f msm_b2_s=%.3f",
+             (double)dt / 1e6, stats.gpu_s, stats.h2d_s, stats.host_pinned ? 1 : 0, stats.ntt_s,
+             stats.msm_h_s, stats.msm_l_s, stats.msm_a_s, stats.msm_b1_s, stats.msm_b2_s);
     __atomic_add_fetch(&e->gpu_device_us[g], dt, __ATOMIC_RELAXED);
     if (st == CZK_OK) __atomic_add_fetch(&e->gpu_parts[g], 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&e->h2d_bytes, stats.h2d_bytes + stats.srs_h2d_bytes, __ATOMIC_RELAXED);
@@ -916,7 +971,8 @@ static void *prove_main(void *arg)
         snprintf(p->prove_msg, sizeof p->prove_msg, "%s", st == CZK_OK ? "" : err.msg);
         p->state = CZK__PART_PROVED;
         j->nproved++;
-        emit(e, j, CZK_EV_GPU_END, (int32_t)p->idx, pv->name, NULL);
+        emit(e, j, CZK_EV_GPU_END, (int32_t)p->idx, pv->name, p->prove_note[0] ? "%s" : NULL,
+             p->prove_note);
         if (!q_push(&e->fin_q, &e->n_fin_q, &e->cap_fin_q, p)) {
             job_end(e, j, CZK_JOB_FAILED, CZK_ENOMEM, "partition %u: out of memory", p->idx);
             continue;
@@ -2134,6 +2190,7 @@ czk_status czk_engine_preload(czk_engine *e, const char *circuit_id, bool *alrea
     uint64_t t0 = czk__now_us();
     czk__params_gen gen = {e->test_params, e->gpu_ordinals, e->ngpus};
     st = czk__params_load(pe, &gen, e->pool, err);
+    if (st == CZK_OK) pinned_prewarm(e, pe);
     /* A preload also makes the key resident on every GPU (HOT), while the entry is still
      * LOADING: no job can use it and no evict can drop it meanwhile. Jobs of parameters
      * loaded on demand upload them lazily in gpu_prove instead. */

@@ -58,6 +58,11 @@ void czk__pinned_destroy(czk__pinned_pool *pp);
  */
 czk_status czk__pinned_checkout(czk__pinned_pool *pp, size_t n, czk__pinned_buf *out,
                                 bool *fallback, czk_err *err);
+/**
+ * Allocate up to `count` more pooled buffers of n bytes and leave them idle (stops early
+ * when the limit or the system refuses); returns how many were made.
+ */
+size_t czk__pinned_prewarm(czk__pinned_pool *pp, size_t n, size_t count);
 /** Only an idle pooled buffer of at least n bytes, or false (never allocates). */
 bool czk__pinned_try_reuse(czk__pinned_pool *pp, size_t n, czk__pinned_buf *out);
 /** Return a buffer: pooled ones go back on the free list, fallbacks are freed. */
@@ -155,6 +160,7 @@ typedef struct czk__part {
     uint64_t reserved;     /* budget bytes held */
     czk__pinned_buf buf;   /* a, b, c and the witness */
     bool have_buf;
+    bool heap_buf;  /* express partition: ordinary memory, never the pinned pool */
     czk_fr *a, *b, *c, *z; /* into buf */
     size_t n_rows;
     czk_fr *pub;           /* public inputs without ONE (heap, kept past checkin) */
@@ -163,6 +169,7 @@ typedef struct czk__part {
     czk_groth16_proof proof;
     czk_status prove_status;
     char prove_msg[CZK_ERR_MSG_MAX];
+    char prove_note[192]; /* the GPU prover's stage times, for the gpu_end event */
     uint64_t t_synth_start, t_synth_end, t_prove_start, t_prove_end; /* monotonic µs */
     char worker[32];
 } czk__part;

@@ -45,11 +45,15 @@ void czk__pinned_destroy(czk__pinned_pool *pp)
     memset(pp, 0, sizeof *pp);
 }
 
-/* A new pooled buffer, or false when the pool cannot grow (mu held). */
+/*
+ * A new pooled buffer, or false when the pool cannot grow. Called WITHOUT mu: page-locking
+ * takes seconds per buffer (cudaHostAlloc about 0.5 s per GiB), and holding the pool's lock
+ * meanwhile would stall every other checkout, a WinningPoSt's included. The caller has
+ * already counted n in total_bytes (so concurrent growth respects the limit) and takes it
+ * back on failure.
+ */
 static bool grow(czk__pinned_pool *pp, size_t n, czk__pinned_buf *out)
 {
-    if (pp->limit != 0 && pp->total_bytes + n > pp->limit) return false;
-    if (pp->fault_bytes != 0) return false;
     if (pp->use_gpu) {
         void *p = NULL;
         if (czk_gpu_host_alloc(&p, n, NULL) != CZK_OK) return false;
@@ -110,11 +114,19 @@ czk_status czk__pinned_checkout(czk__pinned_pool *pp, size_t n, czk__pinned_buf 
             pthread_mutex_unlock(&pp->mu);
             return CZK_OK;
         }
-        if (grow(pp, n, out)) {
-            pp->total_bytes += n;
-            pp->allocations++;
+        bool may_grow = (pp->limit == 0 || pp->total_bytes + n <= pp->limit) &&
+                        pp->fault_bytes == 0;
+        if (may_grow) {
+            pp->total_bytes += n; /* reserved while the lock is released */
             pthread_mutex_unlock(&pp->mu);
-            return CZK_OK;
+            bool grown = grow(pp, n, out);
+            pthread_mutex_lock(&pp->mu);
+            if (grown) {
+                pp->allocations++;
+                pthread_mutex_unlock(&pp->mu);
+                return CZK_OK;
+            }
+            pp->total_bytes -= n;
         }
         pp->fallbacks++;
         *fallback = true;
@@ -172,6 +184,33 @@ uint64_t czk__pinned_shrink(czk__pinned_pool *pp, uint64_t want)
     }
     pthread_mutex_unlock(&pp->mu);
     return freed;
+}
+
+size_t czk__pinned_prewarm(czk__pinned_pool *pp, size_t n, size_t count)
+{
+    n = (n + 4095) & ~(size_t)4095;
+    size_t made = 0;
+    for (size_t i = 0; i < count; i++) {
+        pthread_mutex_lock(&pp->mu);
+        bool may_grow = !pp->disabled && (pp->limit == 0 || pp->total_bytes + n <= pp->limit) &&
+                        pp->fault_bytes == 0;
+        if (may_grow) pp->total_bytes += n;
+        pthread_mutex_unlock(&pp->mu);
+        if (!may_grow) break;
+        czk__pinned_buf b;
+        if (!grow(pp, n, &b)) {
+            pthread_mutex_lock(&pp->mu);
+            pp->total_bytes -= n;
+            pthread_mutex_unlock(&pp->mu);
+            break;
+        }
+        pthread_mutex_lock(&pp->mu);
+        pp->allocations++;
+        pthread_mutex_unlock(&pp->mu);
+        czk__pinned_checkin(pp, &b);
+        made++;
+    }
+    return made;
 }
 
 uint64_t czk__pinned_free_bytes(czk__pinned_pool *pp)
