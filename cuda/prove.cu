@@ -111,6 +111,26 @@ void srs_free(czk_gpu_srs *s)
     free(s);
 }
 
+/* A handle of pk's shape on GPU gpu, no device memory yet (NULL when out of memory). */
+static czk_gpu_srs *srs_handle(int gpu, const czk_groth16_params *pk)
+{
+    czk_gpu_srs *s = (czk_gpu_srs *)calloc(1, sizeof *s);
+    if (s == nullptr) return nullptr;
+    s->gpu = gpu;
+    s->h_len = pk->h_len;
+    s->l_len = pk->l_len;
+    s->a_len = pk->a_len;
+    s->b1_len = pk->b_g1_len;
+    s->b2_len = pk->b_g2_len;
+    return s;
+}
+
+static uint64_t srs_bytes(const czk_gpu_srs *s)
+{
+    return (uint64_t)(s->h_len + s->l_len + s->a_len + s->b1_len) * sizeof(czk_g1_affine) +
+           (uint64_t)s->b2_len * sizeof(czk_g2_affine);
+}
+
 czk_status srs_make(czk_gpu_srs **out, int gpu, const czk_groth16_params *pk, bool synth,
                     uint64_t seed, czk_err *err)
 {
@@ -121,14 +141,8 @@ czk_status srs_make(czk_gpu_srs **out, int gpu, const czk_groth16_params *pk, bo
                    (pk->b_g1_len && !pk->b_g1) || (pk->b_g2_len && !pk->b_g2)))
         return czk_err_set(err, CZK_EINVAL, "gpu srs: the key has no points");
     TRY_STATUS(select_gpu(gpu, err));
-    czk_gpu_srs *s = (czk_gpu_srs *)calloc(1, sizeof *s);
+    czk_gpu_srs *s = srs_handle(gpu, pk);
     if (s == nullptr) return czk_err_set(err, CZK_ENOMEM, "gpu srs handle");
-    s->gpu = gpu;
-    s->h_len = pk->h_len;
-    s->l_len = pk->l_len;
-    s->a_len = pk->a_len;
-    s->b1_len = pk->b_g1_len;
-    s->b2_len = pk->b_g2_len;
     czk_status st;
     if (synth) {
         st = czk_gpu_bases_synthesize(gpu, 1, s->h_len, seed + 1, &s->h, err);
@@ -149,8 +163,7 @@ czk_status srs_make(czk_gpu_srs **out, int gpu, const czk_groth16_params *pk, bo
         srs_free(s);
         return st;
     }
-    s->bytes = (uint64_t)(s->h_len + s->l_len + s->a_len + s->b1_len) * sizeof(czk_g1_affine) +
-               (uint64_t)s->b2_len * sizeof(czk_g2_affine);
+    s->bytes = srs_bytes(s);
     *out = s;
     return CZK_OK;
 }
@@ -164,14 +177,8 @@ czk_status srs_make_empty(czk_gpu_srs **out, int gpu, const czk_groth16_params *
         return czk_err_set(err, CZK_EINVAL, "gpu srs: NULL argument");
     *out = nullptr;
     TRY_STATUS(select_gpu(gpu, err));
-    czk_gpu_srs *s = (czk_gpu_srs *)calloc(1, sizeof *s);
+    czk_gpu_srs *s = srs_handle(gpu, pk);
     if (s == nullptr) return czk_err_set(err, CZK_ENOMEM, "gpu srs handle");
-    s->gpu = gpu;
-    s->h_len = pk->h_len;
-    s->l_len = pk->l_len;
-    s->a_len = pk->a_len;
-    s->b1_len = pk->b_g1_len;
-    s->b2_len = pk->b_g2_len;
     czk_status st = czk__gpu_bases_alloc(gpu, 1, s->h_len, &s->h, err);
     if (st == CZK_OK) st = czk__gpu_bases_alloc(gpu, 1, s->l_len, &s->l, err);
     if (st == CZK_OK) st = czk__gpu_bases_alloc(gpu, 1, s->a_len, &s->a, err);
@@ -181,8 +188,7 @@ czk_status srs_make_empty(czk_gpu_srs **out, int gpu, const czk_groth16_params *
         srs_free(s);
         return st;
     }
-    s->bytes = (uint64_t)(s->h_len + s->l_len + s->a_len + s->b1_len) * sizeof(czk_g1_affine) +
-               (uint64_t)s->b2_len * sizeof(czk_g2_affine);
+    s->bytes = srs_bytes(s);
     *out = s;
     return CZK_OK;
 }

@@ -416,23 +416,27 @@ czk_status czk_fil_test_params_make(const char *circuit_id, const int *gpus, siz
                                      err);
 }
 
-static void paths_of(const czk__fil_circuit *c, const char *dir, char pp[4096], char vp[4096],
-                     char mp[4096])
+/* The circuit of `circuit_id` and its .params, .vk and .meta paths in `dir`. */
+static czk_status paths_of(const char *circuit_id, const char *dir, const czk__fil_circuit **c,
+                           char pp[4096], char vp[4096], char mp[4096], czk_err *err)
 {
-    snprintf(pp, 4096, "%s/%s.params", dir, c->params_name);
-    snprintf(vp, 4096, "%s/%s.vk", dir, c->params_name);
-    snprintf(mp, 4096, "%s/%s.meta", dir, c->params_name);
+    *c = find_id(circuit_id);
+    if (*c == NULL) return unknown_id(circuit_id, err);
+    if (dir == NULL || strlen(dir) > 3800)
+        return czk_err_set(err, CZK_EINVAL, "param dir: missing or too long");
+    snprintf(pp, 4096, "%s/%s.params", dir, (*c)->params_name);
+    snprintf(vp, 4096, "%s/%s.vk", dir, (*c)->params_name);
+    snprintf(mp, 4096, "%s/%s.meta", dir, (*c)->params_name);
+    return CZK_OK;
 }
 
 czk_status czk_fil_test_vk_write(const char *circuit_id, const char *dir,
                                  const czk_groth16_vk *vk, czk_err *err)
 {
-    const czk__fil_circuit *c = find_id(circuit_id);
-    if (c == NULL) return unknown_id(circuit_id, err);
-    if (dir == NULL || strlen(dir) > 3800)
-        return czk_err_set(err, CZK_EINVAL, "param dir: missing or too long");
+    const czk__fil_circuit *c = NULL;
     char pp[4096], vp[4096], mp[4096];
-    paths_of(c, dir, pp, vp, mp);
+    czk_status ps = paths_of(circuit_id, dir, &c, pp, vp, mp, err);
+    if (ps != CZK_OK) return ps;
     size_t n = czk_groth16_vk_size(vk);
     uint8_t *vkb = czk_malloc(n);
     czk_status s = CZK_OK;
@@ -455,12 +459,10 @@ czk_status czk_fil_test_params_generate(const char *circuit_id, const char *dir,
                                         void *progress_ctx, bool *generated, czk_err *err)
 {
     if (generated != NULL) *generated = false;
-    const czk__fil_circuit *c = find_id(circuit_id);
-    if (c == NULL) return unknown_id(circuit_id, err);
-    if (dir == NULL || strlen(dir) > 3800)
-        return czk_err_set(err, CZK_EINVAL, "param dir: missing or too long");
+    const czk__fil_circuit *c = NULL;
     char pp[4096], vp[4096], mp[4096];
-    paths_of(c, dir, pp, vp, mp);
+    czk_status ps = paths_of(circuit_id, dir, &c, pp, vp, mp, err);
+    if (ps != CZK_OK) return ps;
     if (!force && exists(pp) && exists(vp) && exists(mp)) return CZK_OK;
     if (mkdir(dir, 0755) != 0 && errno != EEXIST)
         return czk_err_set(err, CZK_EIO, "%s: cannot create (%s)", dir, strerror(errno));
