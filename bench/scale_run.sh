@@ -51,11 +51,11 @@ time_left() { awk -v e="$(elapsed)" -v d="$DEADLINE_S" 'BEGIN{exit !(e < d)}'; }
 say() { printf '[%6ss] %s\n' "$(elapsed)" "$*"; }
 
 case $SIZE in
-  2KiB) porep_rp=StackedDrg2KiBV1_1 porep_num=5 snap_rp=StackedDrg2KiBV1 win_rp=StackedDrgWinning2KiBV1 id=2k ;;
-  8MiB) porep_rp=StackedDrg8MiBV1_1 porep_num=6 snap_rp=StackedDrg8MiBV1 win_rp=StackedDrgWinning8MiBV1 id=8m ;;
-  512MiB) porep_rp=StackedDrg512MiBV1_1 porep_num=7 snap_rp=StackedDrg512MiBV1 win_rp=StackedDrgWinning512MiBV1 id=512m ;;
-  32GiB) porep_rp=StackedDrg32GiBV1_1 porep_num=8 snap_rp=StackedDrg32GiBV1 win_rp=StackedDrgWinning32GiBV1 id=32g ;;
-  64GiB) porep_rp=StackedDrg64GiBV1_1 porep_num=9 snap_rp=StackedDrg64GiBV1 win_rp=StackedDrgWinning64GiBV1 id=64g ;;
+  2KiB) porep_rp=StackedDrg2KiBV1_1 porep_num=5 snap_rp=StackedDrg2KiBV1 win_rp=StackedDrgWinning2KiBV1 id=2k porep_parts=1 ;;
+  8MiB) porep_rp=StackedDrg8MiBV1_1 porep_num=6 snap_rp=StackedDrg8MiBV1 win_rp=StackedDrgWinning8MiBV1 id=8m porep_parts=1 ;;
+  512MiB) porep_rp=StackedDrg512MiBV1_1 porep_num=7 snap_rp=StackedDrg512MiBV1 win_rp=StackedDrgWinning512MiBV1 id=512m porep_parts=1 ;;
+  32GiB) porep_rp=StackedDrg32GiBV1_1 porep_num=8 snap_rp=StackedDrg32GiBV1 win_rp=StackedDrgWinning32GiBV1 id=32g porep_parts=10 ;;
+  64GiB) porep_rp=StackedDrg64GiBV1_1 porep_num=9 snap_rp=StackedDrg64GiBV1 win_rp=StackedDrgWinning64GiBV1 id=64g porep_parts=10 ;;
   *) echo "SIZE=$SIZE: one of 2KiB 8MiB 512MiB 32GiB 64GiB"; exit 2 ;;
 esac
 
@@ -217,12 +217,13 @@ vk_of() { # circuit id -> .vk path (written by czkd beside the missing .params)
   done | head -1
 }
 
-# timeline_stats TIMELINE NVSMI_CSV CIRCUIT: the steady state of one circuit's partitions on
+# timeline_stats TIMELINE NVSMI_CSV CIRCUIT [PARTITIONS_PER_PROOF]: the steady state of one circuit's partitions on
 # the GPU, from the daemon's timeline (gpu_end events and their stage notes) and nvidia-smi.
 timeline_stats() {
   python3 - "$@" <<'PY'
 import json, sys, datetime
 tl, smi, circuit = sys.argv[1:4]
+per_proof = int(sys.argv[4]) if len(sys.argv) > 4 else 10
 jobs, ends = set(), []
 for line in open(tl):
     e = json.loads(line)
@@ -241,7 +242,7 @@ if len(w) < 2:
 a, b = w[0][0], w[-1][0]
 interval = (b - a) / (len(w) - 1)
 held = sum(x[1] for x in w[1:])
-print('steady_per_proof %.2f' % (10 * interval))
+print('steady_per_proof %.2f' % (per_proof * interval))
 print('interval %.3f partitions %d window %.1f' % (interval, len(w) - 1, b - a))
 print('held_busy %.1f' % (100 * held / (b - a)))
 med = sorted(x[1] for x in w)[len(w) // 2]
@@ -337,10 +338,10 @@ run_porep_phase() { # TAG NJOBS WITH_WINNING
   # rate once the pipeline is full (the first SKIP are its filling: pinned buffers being
   # allocated, the first synthesis); per proof = 10 × the mean interval after them. GPU
   # busy = the GPU lock's held time (gpu_end's held_s) over the same window.
-  timeline_stats "$W/timeline-$tag.jsonl" "$W/gpu-$tag.csv" "porep-$id" > "$W/steady-$tag.txt"
+  timeline_stats "$W/timeline-$tag.jsonl" "$W/gpu-$tag.csv" "porep-$id" "$porep_parts" > "$W/steady-$tag.txt"
   cat "$W/steady-$tag.txt"
   st() { awk -v k="$1" '$1 == k {print $2}' "$W/steady-$tag.txt"; }
-  row "$tag PoRep $SIZE C2 wall per proof, steady state (10 × partition interval, $(awk '$1=="interval"{print $5}' "$W/steady-$tag.txt") partitions)" "$(st steady_per_proof) s" "≤ 20 s; cuzk 37.7 s (RTX 5070 Ti), SupraSeal 138–143 s"
+  row "$tag PoRep $SIZE C2 wall per proof, steady state ($porep_parts × partition interval over $(awk '$1=="interval"{print $4}' "$W/steady-$tag.txt") partitions)" "$(st steady_per_proof) s" "≤ 20 s; cuzk 37.7 s (RTX 5070 Ti), SupraSeal 138–143 s"
   row "$tag GPU busy, steady state (lock held / wall)" "$(st held_busy) % (nvidia-smi: $(st smi_busy) % of samples busy, mean util $(st smi_util) %)" "≥ 90 %"
   row "$tag GPU time per partition, steady state (median lock held; its device span)" "$(st held_median) s ($(st median_gpu_s) s: H2D $(st median_h2d_s), NTT $(st median_ntt_s), MSM H $(st median_msm_h_s), L $(st median_msm_l_s), A $(st median_msm_a_s), B1 $(st median_msm_b1_s), B2 $(st median_msm_b2_s))" "≤ 1.2 s"
   row "$tag peak GPU memory (nvidia-smi)" "$(st smi_mem_gib) GiB" "141 GB H200"
