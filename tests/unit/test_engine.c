@@ -1059,6 +1059,93 @@ static void test_evict_under_pressure(void)
     unlink(dst);
 }
 
+/*
+ * The express lane: with the provers paused, one ordinary synthesis worker stops at the
+ * lookahead limit (synthesized partitions waiting for a prover), so NORMAL jobs queue up
+ * unsynthesized; a CRITICAL small job is synthesized at once anyway, by the express
+ * worker ("synth-express"), and is proved first once the provers resume.
+ */
+typedef struct synth_rec {
+    pthread_mutex_t mu;
+    char worker[32];
+} synth_rec;
+
+static void on_synth_event(void *ctx, const czk_job_event *ev)
+{
+    synth_rec *r = ctx;
+    if (ev->type != CZK_EV_PARTITION_SYNTH_START) return;
+    pthread_mutex_lock(&r->mu);
+    snprintf(r->worker, sizeof r->worker, "%s", ev->worker);
+    pthread_mutex_unlock(&r->mu);
+}
+
+static void test_express_lane(void)
+{
+    char dd[400];
+    new_data_dir(dd, sizeof dd);
+    test_workers_per_device = 1;
+    czk_engine *e = make_engine(dd, 0, 1);
+    test_workers_per_device = 0;
+    if (e == NULL) return;
+    czk__engine_pause_provers(e, true);
+    enum { N = 8 };
+    char ids[N][CZK_JOB_ID_MAX];
+    for (int i = 0; i < N; i++) {
+        czk_job_request req = circom_req(NULL, wtns_good, wtns_good_len, CZK_PRIO_NORMAL);
+        czk_job_info info;
+        CHECK_STATUS(czk_engine_submit(e, &req, &info, NULL), CZK_OK);
+        snprintf(ids[i], sizeof ids[i], "%s", info.job_id);
+    }
+    /* Let the ordinary worker run into the lookahead limit. */
+    usleep(500000);
+    czk_job_request req = circom_req(NULL, wtns_good, wtns_good_len, CZK_PRIO_CRITICAL);
+    czk_job_info info;
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, NULL), CZK_OK);
+    char crit[CZK_JOB_ID_MAX];
+    snprintf(crit, sizeof crit, "%s", info.job_id);
+    synth_rec rec;
+    memset(&rec, 0, sizeof rec);
+    pthread_mutex_init(&rec.mu, NULL);
+    uint64_t wh = 0;
+    CHECK_STATUS(czk_engine_watch(e, crit, on_synth_event, &rec, &wh, NULL), CZK_OK);
+    bool synthesized = false;
+    for (int k = 0; k < 500 && !synthesized; k++) {
+        czk_job_info one;
+        if (czk_engine_get(e, crit, false, &one, NULL) == CZK_OK)
+            synthesized = one.partitions_synthesized == 1;
+        czk_job_info_clear(&one);
+        if (!synthesized) usleep(10000);
+    }
+    CHECK_MSG(synthesized, "the CRITICAL job was not synthesized while the provers were paused");
+    /* The NORMAL jobs behind the lookahead are still waiting for synthesis. */
+    int waiting = 0;
+    for (int i = 0; i < N; i++) {
+        czk_job_info one;
+        if (czk_engine_get(e, ids[i], false, &one, NULL) == CZK_OK &&
+            one.partitions_synthesized == 0)
+            waiting++;
+        czk_job_info_clear(&one);
+    }
+    CHECK_MSG(waiting >= N - 4, "only %d NORMAL jobs still wait for synthesis", waiting);
+    pthread_mutex_lock(&rec.mu);
+    CHECK_MSG(strcmp(rec.worker, "synth-express") == 0, "synthesized by '%s'", rec.worker);
+    pthread_mutex_unlock(&rec.mu);
+    czk_engine_unwatch(e, wh);
+    czk__engine_pause_provers(e, false);
+    czk_job_info done;
+    CHECK_STATUS(czk_engine_await(e, crit, 60000, &done, NULL), CZK_OK);
+    CHECK(done.state == CZK_JOB_DONE && proof_valid(&done));
+    czk_job_info_clear(&done);
+    for (int i = 0; i < N; i++) {
+        czk_job_info one;
+        CHECK_STATUS(czk_engine_await(e, ids[i], 60000, &one, NULL), CZK_OK);
+        CHECK(one.state == CZK_JOB_DONE);
+        czk_job_info_clear(&one);
+    }
+    pthread_mutex_destroy(&rec.mu);
+    czk_engine_destroy(e);
+}
+
 int main(void)
 {
     czk_test_seed();
@@ -1067,6 +1154,7 @@ int main(void)
     RUNW(test_end_to_end);
     RUNW(test_concurrent_100);
     RUNW(test_priority);
+    RUNW(test_express_lane);
     RUNW(test_dedup);
     RUNW(test_cancel);
     RUNW(test_restart);
