@@ -5,6 +5,7 @@
  * pinned buffers (EVAL mode) → CPU prover → self-verification → proof. The returned proof
  * is verified here with the generated .vk file read from disk and public inputs computed by
  * a separate czk_fil_job of the same request; a tampered vanilla proof is refused at submit.
+ * Then the same job with the engine's test_params and no parameter files at all.
  */
 #include "czk/alloc.h"
 #include "czk/engine.h"
@@ -138,10 +139,124 @@ out:
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", data_dir);
 }
 
+/*
+ * params.test_generate: no parameter files at all; the engine makes winning-2k's test
+ * parameters in memory (on the GPU when there is one), writes only the .vk and .meta, and
+ * proves; the proof verifies with the .vk from disk. (That these are the seeded keys
+ * czk_fil_test_params_generate writes is test_setup_stream's.) Without test_generate the
+ * same submission is refused for the missing file.
+ */
+static void test_winning_2k_in_memory(void)
+{
+    czk_err err;
+    char root[256], param_dir[300], data_dir[300], data_dir2[300];
+    snprintf(root, sizeof root, "/tmp/czk-test-engine-fil-mem-%d", (int)getpid());
+    snprintf(param_dir, sizeof param_dir, "%s/params", root);
+    snprintf(data_dir, sizeof data_dir, "%s/data", root);
+    snprintf(data_dir2, sizeof data_dir2, "%s/data2", root);
+    CHECK(mkdir(root, 0755) == 0 && mkdir(param_dir, 0755) == 0);
+    czk_post_fixture *f = NULL;
+    CHECK_STATUS(czk_post_fixture_create(&f, CZK_POST_StackedDrgWinning2KiBV1, czk_test_rand64(),
+                                         1, &err),
+                 CZK_OK);
+    if (f == NULL) return;
+    uint8_t *vp = NULL;
+    size_t vl = 0;
+    CHECK_STATUS(czk_post_fallback_proof_write(f->sectors[0].id, f->sectors[0].comm_r,
+                                               f->proofs[0], &vp, &vl, &err),
+                 CZK_OK);
+    const uint8_t *vps[1] = {vp};
+    size_t vls[1] = {vl};
+    czk_job_request req;
+    memset(&req, 0, sizeof req);
+    req.kind = CZK_JOB_WINNING;
+    req.registered_proof = CZK_POST_StackedDrgWinning2KiBV1;
+    req.vanilla_proofs = vps;
+    req.vanilla_proof_lens = vls;
+    req.n_vanilla_proofs = 1;
+    req.miner_id = f->miner_id;
+    req.randomness = f->randomness;
+    req.randomness_len = 32;
+
+    czk_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.data_dir = data_dir2;
+    cfg.param_dir = param_dir;
+    cfg.gpu_mode = 1;
+    cfg.synthesis_threads = 2;
+    czk_engine *e = NULL;
+    czk_job_info info;
+    CHECK_STATUS(czk_engine_create(&e, &cfg, &err), CZK_OK);
+    if (e != NULL) {
+        CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_ENOENT);
+        CHECK_MSG(strstr(err.msg, ".params") != NULL, "%s", err.msg);
+        czk_engine_destroy(e);
+        e = NULL;
+    }
+
+    cfg.data_dir = data_dir;
+    cfg.test_params = true;
+    cfg.gpu_mode = czk_gpu_count() > 0 ? 2 : 1;
+    CHECK_STATUS(czk_engine_create(&e, &cfg, &err), CZK_OK);
+    if (e == NULL) goto out;
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_OK);
+    CHECK_STATUS(czk_engine_await(e, info.job_id, 300000, &info, &err), CZK_OK);
+    CHECK_MSG(info.state == CZK_JOB_DONE, "state %s: %s", czk_job_state_name(info.state),
+              info.error_message);
+    {
+        czk_fil_kind kind;
+        uint64_t rp;
+        const char *name = NULL;
+        CHECK_STATUS(czk_fil_circuit_lookup("winning-2k", &kind, &rp, &name, &err), CZK_OK);
+        char pp[600], vkp[600], mp[600];
+        snprintf(pp, sizeof pp, "%s/%s.params", param_dir, name);
+        snprintf(vkp, sizeof vkp, "%s/%s.vk", param_dir, name);
+        snprintf(mp, sizeof mp, "%s/%s.meta", param_dir, name);
+        struct stat sb;
+        CHECK_MSG(stat(pp, &sb) != 0, "%s was written", pp);
+        CHECK_MSG(stat(mp, &sb) == 0, "%s missing", mp);
+        czk_groth16_vk vk;
+        memset(&vk, 0, sizeof vk);
+        CHECK_STATUS(czk_groth16_vk_read_file(&vk, vkp, &err), CZK_OK);
+        czk_fil_job_input in;
+        memset(&in, 0, sizeof in);
+        in.kind = CZK_FIL_WINNING;
+        in.registered_proof = req.registered_proof;
+        in.vanilla_proofs = vps;
+        in.vanilla_proof_lens = vls;
+        in.n_vanilla_proofs = 1;
+        in.miner_id = req.miner_id;
+        in.randomness = req.randomness;
+        in.randomness_len = 32;
+        czk_fil_job *fj = NULL;
+        CHECK_STATUS(czk_fil_job_create(&fj, &in, &err), CZK_OK);
+        size_t npub = vk.ic_len - 1, got = 0;
+        czk_fr *pub = czk_malloc(npub * sizeof *pub);
+        CHECK_STATUS(czk_fil_job_public_inputs(fj, 0, pub, npub, &got, &err), CZK_OK);
+        czk_groth16_proof proof;
+        CHECK_STATUS(czk_groth16_proof_read(&proof, info.proof, &err), CZK_OK);
+        czk_groth16_pvk pvk;
+        czk_groth16_prepare_vk(&pvk, &vk);
+        CHECK_STATUS(czk_groth16_verify(&pvk, &proof, pub, npub, &err), CZK_OK);
+        czk_free(pub);
+        czk_fil_job_destroy(fj);
+        czk_groth16_vk_free(&vk);
+    }
+    czk_job_info_clear(&info);
+    czk_engine_destroy(e);
+out:
+    czk_free(vp);
+    czk_post_fixture_destroy(f);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);
+}
+
 int main(void)
 {
     czk_test_seed();
     czk_log_set_level(CZK_LOG_ERROR);
     RUN(test_winning_2k);
+    RUN(test_winning_2k_in_memory);
     return czk_test_finish();
 }
