@@ -352,6 +352,31 @@ static void median_spmv(job *j, const czk_pce *pce, czk_pool *pool, int reps, ti
     out->cpu = median(c, reps);
 }
 
+/*
+ * The witness's scalar profile, which sets the GPU's MSM work (specs/gpu-kernels.md §6.4:
+ * ≈ 1.0 s + 3.9·f s per 2^27 partition, f the share of aux scalars that are neither 0 nor
+ * 1): the GPU MSM skips zeros, batch-adds the bases of ones and runs Pippenger on the rest.
+ */
+static void witness_profile(const job *j)
+{
+    uint64_t zero = 0, one = 0, other = 0;
+    for (size_t i = 0; i < (size_t)j->n.n_aux; i++) {
+        const czk_fr *v = &j->buf.aux[i];
+        if (czk_fr_is_zero(v))
+            zero++;
+        else if (czk_fr_eq(v, &CZK_FR_ONE))
+            one++;
+        else
+            other++;
+    }
+    double n = (double)(j->n.n_aux ? j->n.n_aux : 1);
+    printf("witness profile: %" PRIu64 " aux scalars: 0 %.2f%%, 1 %.2f%%, other (f) %.2f%%\n",
+           (uint64_t)j->n.n_aux, 100.0 * zero / n, 100.0 * one / n, 100.0 * other / n);
+    printf("{\"bench\":\"witness_profile\",\"aux\":%" PRIu64 ",\"zero\":%" PRIu64
+           ",\"one\":%" PRIu64 ",\"other\":%" PRIu64 "}\n",
+           (uint64_t)j->n.n_aux, zero, one, other);
+}
+
 static void row(const char *name, timing t, uint64_t constraints)
 {
     double cps = (double)constraints / t.wall, per_core = (double)constraints / t.cpu;
@@ -500,6 +525,7 @@ int main(int argc, char **argv)
         if (!median_synth(&j, CZK_CS_EVAL, reps, &t_eval)) return 1;
         rss_eval = peak_rss_gib();
         row("eval", t_eval, nc);
+        witness_profile(&j);
     }
     if (par) {
         uint64_t want = buffers_digest(&j);

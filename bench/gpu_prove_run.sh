@@ -34,7 +34,7 @@ mkdir -p "$OUT"
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 CUDA_HOME=${CUDA_HOME:-$(dirname "$(dirname "$NVCC")")}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 4)}
-PROGS="test_gpu_prove test_gpu_msm test_gpu_ntt bench_gpu_prove"
+PROGS=${PROGS:-"test_gpu_prove test_gpu_msm test_gpu_ntt bench_gpu_prove"}
 
 build() {
     # Objects are kept in DIR-obj (beside DIR, so that carrying DIR takes only the programs)

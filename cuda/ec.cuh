@@ -19,6 +19,12 @@
 
 #include "ff.cuh"
 
+/* 1 (default): the additions' y3 = r·(q − x3) − y·ppp as one fused F::mul_sub, which shares
+ * one Montgomery reduction between the two products; 0: two multiplications. */
+#ifndef CZK_XYZZ_MULSUB
+#define CZK_XYZZ_MULSUB 1
+#endif
+
 namespace czk_gpu {
 
 template <class F> struct affine_t {
@@ -92,7 +98,11 @@ template <class F> struct xyzz_t {
         F ppp = pp_ * pp;
         F q = x * pp;
         F x3 = r.sqr() - ppp - q.dbl();
+#if CZK_XYZZ_MULSUB
+        F y3 = F::mul_sub(r, q - x3, y, ppp);
+#else
         F y3 = r * (q - x3) - y * ppp;
+#endif
         x = x3;
         y = y3;
         zz = zz * pp;
@@ -124,7 +134,11 @@ template <class F> struct xyzz_t {
         F ppp = p * pp;
         F qq = u1 * pp;
         F x3 = r.sqr() - ppp - qq.dbl();
+#if CZK_XYZZ_MULSUB
+        F y3 = F::mul_sub(r, qq - x3, s1, ppp);
+#else
         F y3 = r * (qq - x3) - s1 * ppp;
+#endif
         x = x3;
         y = y3;
         zz = zz * q.zz * pp;

@@ -93,6 +93,22 @@ czk_status czk__gpu_msm_dev(int gpu, int group, void *out, const void *bases_dev
                             const czk_scalar *scalars_dev, size_t n, const uint64_t *density,
                             czk_gpu_msm_stats *stats, czk_err *err);
 
+/**
+ * The Groth16 H step of czk_gpu_groth16_h_dev one vector at a time (cuda/ntt.cu; for
+ * cuda/prove.cu, which starts each vector as its copy lands): begin makes the tables for a
+ * 2^log_m domain; vector prepares a (which 0), b (1) or c (2) in place on `stream`; finish
+ * leaves the H scalars (canonical limbs) in a. end releases the handle once every stream
+ * that used it is done.
+ */
+typedef struct czk__gpu_h czk__gpu_h;
+czk_status czk__gpu_h_begin(int gpu, unsigned log_m, czk_h_convention conv, czk__gpu_h **out,
+                            czk_err *err);
+czk_status czk__gpu_h_vector(const czk__gpu_h *h, czk_fr *v_dev, int which, void *stream,
+                             czk_err *err);
+czk_status czk__gpu_h_finish(const czk__gpu_h *h, czk_fr *a_dev, czk_fr *b_dev,
+                             const czk_fr *c_dev, void *stream, czk_err *err);
+void czk__gpu_h_end(czk__gpu_h *h);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,9 +24,10 @@
 #include "check.cuh"
 #include "czk/alloc.h"
 #include "czk/gpu.h"
+#include "gpu_internal.h"
 #include "ntt.cuh"
 
-using czk_gpu::fr_t;
+using czk_gpu::ntt::fr_t;
 using namespace czk_gpu::ntt;
 
 /* Kernel launches go through one macro so that a host harness can run them. */
@@ -45,6 +46,30 @@ constexpr unsigned MAX_PASSES = 3;
 #define CZK_NTT_DIRECT_MAX 20
 #endif
 constexpr unsigned DIRECT_MAX = CZK_NTT_DIRECT_MAX;
+
+/* A benchmarking knob read once from the environment: def unless set within [lo, hi]. */
+unsigned env_knob(const char *name, unsigned def, unsigned lo, unsigned hi)
+{
+    const char *v = getenv(name);
+    if (v == nullptr || *v == 0) return def;
+    unsigned long x = strtoul(v, nullptr, 10);
+    return x >= lo && x <= hi ? (unsigned)x : def;
+}
+
+/* Knobs for measuring whole tables against split ones (one load against two loads and a
+ * multiplication per element) at the price of device memory, 2^M × 32 bytes each:
+ * CZK_GPU_NTT_DIRECT_MAX for the boundary twiddles (default DIRECT_MAX), and
+ * CZK_GPU_NTT_SCALE_DIRECT_MAX for the coset tables (default 0: always split). */
+unsigned direct_max()
+{
+    static const unsigned v = env_knob("CZK_GPU_NTT_DIRECT_MAX", DIRECT_MAX, 0, 28);
+    return v;
+}
+unsigned scale_direct_max()
+{
+    static const unsigned v = env_knob("CZK_GPU_NTT_SCALE_DIRECT_MAX", 0, 0, 28);
+    return v;
+}
 /* Coset/scale tables cached per GPU (each at most 2 × 2^14 entries: 1 MB). */
 constexpr unsigned MAX_SCALES = 32;
 /* The element-wise kernels: enough blocks to fill an H200 several times over. */
@@ -286,10 +311,13 @@ void state_free(gpu_state *st)
 czk_status state_init(gpu_state *st, czk_err *err)
 {
     if (st->init) return CZK_OK;
+    CZK_CUDA_TRY(err, czk_gpu::fr_rt_upload()); /* the transforms' modulus (ntt.cuh) */
     size_t smem = (size_t)smem_words(TILE_LOG) * sizeof(uint4);
     CZK_CUDA_TRY(err, cudaFuncSetAttribute(ntt_pass<false>,
                                            cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     CZK_CUDA_TRY(err, cudaFuncSetAttribute(ntt_pass<true>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    CZK_CUDA_TRY(err, cudaFuncSetAttribute(ntt_pass<true, true>,
                                            cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     czk_fr *buf = static_cast<czk_fr *>(czk_malloc(INNER_SIZE * sizeof(czk_fr)));
     if (buf == nullptr) return czk_err_set(err, CZK_ENOMEM, "gpu ntt: out of host memory");
@@ -318,7 +346,7 @@ czk_status domain_init(gpu_state *st, int f, unsigned L, czk_err *err)
         for (unsigned l = 0; l + 1 < pl.P; l++) {
             unsigned M = pl.lo[l] + pl.k[l];
             czk_status s = build_table(&de->lv[d][l], family_root(family_of(f), M, d), CZK_FR_ONE,
-                                       M, DIRECT_MAX, err);
+                                       M, direct_max(), err);
             if (s != CZK_OK) {
                 for (int d2 = 0; d2 < 2; d2++)
                     for (unsigned l2 = 0; l2 + 1 < MAX_PASSES; l2++) table_free(&de->lv[d2][l2]);
@@ -345,7 +373,7 @@ czk_status scale_get(gpu_state *st, unsigned L, const czk_fr &g, const czk_fr &c
     }
     /* Always split: the table is read once per element, and 2^L entries would cost as much
      * memory as the vector. */
-    czk_status rc = build_table(out, g, c, L, 0, err);
+    czk_status rc = build_table(out, g, c, L, scale_direct_max(), err);
     if (rc == CZK_OK) {
         if (st->nscales < MAX_SCALES) {
             st->scales[st->nscales++] = scale_entry{L, g, c, *out};
@@ -378,6 +406,7 @@ struct scale_spec {
     uint32_t mode_in, mode_out;
     pow_table tab;
     fr_t cst;
+    const fr_t *add_rev; /* added bit-reversed after the output scale (pass_params) */
 };
 
 scale_spec no_scale()
@@ -394,6 +423,8 @@ czk_status run_network(const gpu_state *st, fr_t *v, const plan &pl, int f, int 
                        const scale_spec &sc, cudaStream_t s, czk_err *err)
 {
     const dom_entry &de = st->dom[f][pl.L];
+    if (sc.add_rev != nullptr && !dit)
+        return czk_err_set(err, CZK_EINTERNAL, "gpu ntt: add_rev needs the DIT network");
     for (unsigned step = 0; step < pl.P; step++) {
         unsigned p = dit ? pl.P - 1 - step : step;
         pass_params pp{};
@@ -408,10 +439,13 @@ czk_status run_network(const gpu_state *st, fr_t *v, const plan &pl, int f, int 
         pp.sc_const = sc.cst;
         pp.scale_in = step == 0 ? sc.mode_in : SCALE_NONE;
         pp.scale_out = step + 1 == pl.P ? sc.mode_out : SCALE_NONE;
+        pp.add_rev = step + 1 == pl.P ? sc.add_rev : nullptr;
         set_rounds(pp, dit);
         unsigned blocks = 1u << (pl.L - pl.e), threads = 1u << (pl.e - 3);
         size_t smem = (size_t)smem_words(pl.e) * sizeof(uint4);
-        if (dit)
+        if (dit && pp.add_rev != nullptr)
+            CZK_NTT_LAUNCH((ntt_pass<true, true>), blocks, threads, smem, s, pp);
+        else if (dit)
             CZK_NTT_LAUNCH(ntt_pass<true>, blocks, threads, smem, s, pp);
         else
             CZK_NTT_LAUNCH(ntt_pass<false>, blocks, threads, smem, s, pp);
@@ -457,7 +491,7 @@ czk_status transform(gpu_state *st, fr_t *v, unsigned L, int f, czk_gpu_ntt_kind
     const bool dit = order == CZK_GPU_NTT_RN;
     scale_spec sc = no_scale();
     if (kind == CZK_GPU_NTT_INVERSE) {
-        sc.cst = czk_gpu::fr_from(fr_inv_n(L));
+        sc.cst = czk_gpu::ntt::fr_from(fr_inv_n(L));
         sc.mode_out = SCALE_CONST;
     } else if (kind == CZK_GPU_NTT_COSET_FORWARD || kind == CZK_GPU_NTT_COSET_INVERSE) {
         /* Forward: coefficient i times g^i, on the input. Inverse: coefficient i times
@@ -486,14 +520,30 @@ czk_status transform(gpu_state *st, fr_t *v, unsigned L, int f, czk_gpu_ntt_kind
 /* Groth16 H                                                                            */
 /* ------------------------------------------------------------------------------------ */
 
+/*
+ * The H step, bellperson: h = (A·B − C)/Z on the coset 7·H, back to coefficients. Written
+ * the usual way it takes seven transforms (a, b, c each to coefficients and onto the coset,
+ * then one coset inverse). It takes six here, with the same bytes out: Z is the constant
+ * g^m − 1 on the coset, and the coset inverse transform is linear, so
+ *   h = coset_inv(A_c·B_c)/Z − coset_inv(C_c)/Z,
+ * and coset_inv(C_c) is c's coefficient vector itself (C has degree < m, so the coset
+ * forward transform and its inverse cancel). So c only goes to coefficients (one inverse
+ * transform, scaled by −1/(n·Z)·R^-1, left bit-reversed), and the final coset inverse of
+ * A_c·B_c adds it in its last pass, reading position rev(i) for output i. On a 2^27 domain
+ * this drops one transform and the c term of the pointwise step: 98 instead of 115
+ * multiplications per element (see the count at the top of this file).
+ * snarkjs needs C on the coset itself (its H query takes evaluations), so it keeps c's two
+ * transforms and has no final one: six either way.
+ */
 /* Everything the H step needs besides the vectors. */
 struct h_ctx {
     gpu_state *st;
     plan pl;
     int f;
     bool bell;
-    dev_table sa, sbc, sfin; /* scale tables: a; b and c; the final coset inverse */
+    dev_table sa, sbc, sfin; /* scale tables: a; b (and snarkjs's c); the final coset inverse */
     bool own_a, own_bc, own_fin;
+    fr_t c_scale; /* bellperson: c's inverse transform scale, −1/(n·(g^m − 1))·R^-1 */
 };
 
 void h_ctx_release(h_ctx *x)
@@ -507,11 +557,12 @@ void h_ctx_release(h_ctx *x)
 bool h_ctx_owns(const h_ctx *x) { return x->own_a || x->own_bc || x->own_fin; }
 
 /*
- * Constants. Every vector's inverse transform ends with the coset scaling g^i/n; for
- * snarkjs, b and c also take a factor R^-1 so that the Montgomery product a·b and the
- * difference with c come out as canonical integers; for bellperson the final coset inverse
- * carries g^-i · 1/n · 1/(g^m - 1) · R^-1, which leaves canonical limbs as well. (R^-1 in
- * Montgomery form is the integer 1.)
+ * Constants. a's and b's (and snarkjs's c's) inverse transforms end with the coset scaling
+ * g^i/n; for snarkjs, b and c also take a factor R^-1 so that the Montgomery product a·b
+ * and the difference with c come out as canonical integers; for bellperson the final coset
+ * inverse carries g^-i · 1/n · 1/(g^m - 1) · R^-1 and c's inverse transform the constant
+ * −1/n · 1/(g^m - 1) · R^-1, which leaves canonical limbs as well. (R^-1 in Montgomery form
+ * is the integer 1.)
  */
 czk_status h_ctx_init(h_ctx *x, int gpu, unsigned L, czk_h_convention conv, czk_err *err)
 {
@@ -538,6 +589,9 @@ czk_status h_ctx_init(h_ctx *x, int gpu, unsigned L, czk_h_convention conv, czk_
         czk_fr_mul(&c, &c, &n_inv);
         czk_fr_mul(&c, &c, &r_inv);
         czk_fr_inv(&ginv, &g);
+        czk_fr cneg;
+        czk_fr_neg(&cneg, &c);
+        x->c_scale = czk_gpu::ntt::fr_from(cneg);
         rc = scale_get(x->st, L, ginv, c, &x->sfin, &x->own_fin, err);
     } else {
         czk_fr c;
@@ -550,10 +604,15 @@ czk_status h_ctx_init(h_ctx *x, int gpu, unsigned L, czk_h_convention conv, czk_
 
 /* Row evaluations -> (inverse transform, coset scaling) -> evaluations on the coset. The
  * inverse runs DIF and leaves bit-reversed coefficients, which the forward DIT takes as
- * they are. */
+ * they are. Bellperson's c (which = 2) stops at its scaled, bit-reversed coefficients. */
 czk_status h_prepare(const h_ctx *x, fr_t *v, int which, cudaStream_t s, czk_err *err)
 {
     scale_spec sc = no_scale();
+    if (x->bell && which == 2) {
+        sc.mode_out = SCALE_CONST;
+        sc.cst = x->c_scale;
+        return run_network(x->st, v, x->pl, x->f, INV, false, sc, s, err);
+    }
     sc.mode_out = SCALE_BITREV;
     sc.tab = (which == 0 ? x->sa : x->sbc).view();
     czk_status rc = run_network(x->st, v, x->pl, x->f, INV, false, sc, s, err);
@@ -561,17 +620,20 @@ czk_status h_prepare(const h_ctx *x, fr_t *v, int which, cudaStream_t s, czk_err
     return run_network(x->st, v, x->pl, x->f, FWD, true, no_scale(), s, err);
 }
 
-/* a·b - c, and for bellperson the coset inverse transform with the division by Z. */
+/* snarkjs: a·b - c. Bellperson: a·b, then the coset inverse transform with the division by
+ * Z, whose last pass adds c's prepared coefficients. */
 czk_status h_finish(const h_ctx *x, fr_t *a, const fr_t *b, const fr_t *c, cudaStream_t s,
                     czk_err *err)
 {
     const unsigned L = x->pl.L;
-    CZK_NTT_LAUNCH(abc_combine, ew_blocks(L), EW_THREADS, 0, s, a, b, c, L, x->bell);
+    CZK_NTT_LAUNCH(abc_combine, ew_blocks(L), EW_THREADS, 0, s, a, b,
+                   x->bell ? nullptr : c, L, x->bell);
     CZK_CUDA_TRY_LAUNCH(err);
     if (!x->bell) return CZK_OK;
     scale_spec sc = no_scale();
     sc.mode_out = SCALE_NATURAL;
     sc.tab = x->sfin.view();
+    sc.add_rev = c;
     return run_network(x->st, a, x->pl, x->f, INV, true, sc, s, err);
 }
 
@@ -672,6 +734,56 @@ czk_status h_host_body(const h_ctx *x, czk_fr *const host[3], fr_t *const dev[3]
 /* ------------------------------------------------------------------------------------ */
 /* Public API                                                                           */
 /* ------------------------------------------------------------------------------------ */
+
+/* The H step one vector at a time (cuda/gpu_internal.h). */
+struct czk__gpu_h {
+    h_ctx x;
+};
+
+extern "C" czk_status czk__gpu_h_begin(int gpu, unsigned log_m, czk_h_convention conv,
+                                       czk__gpu_h **out, czk_err *err)
+{
+    *out = nullptr;
+    czk_status rc = check_gpu(gpu, err);
+    if (rc != CZK_OK) return rc;
+    if ((rc = check_log(log_m, err)) != CZK_OK) return rc;
+    if (conv != CZK_H_BELLPERSON && conv != CZK_H_SNARKJS)
+        return czk_err_set(err, CZK_EINVAL, "gpu groth16 h: unknown convention %d", (int)conv);
+    czk__gpu_h *h = static_cast<czk__gpu_h *>(calloc(1, sizeof *h));
+    if (h == nullptr) return czk_err_set(err, CZK_ENOMEM, "gpu groth16 h: out of host memory");
+    if ((rc = h_ctx_init(&h->x, gpu, log_m, conv, err)) != CZK_OK) {
+        free(h);
+        return rc;
+    }
+    *out = h;
+    return CZK_OK;
+}
+
+extern "C" czk_status czk__gpu_h_vector(const czk__gpu_h *h, czk_fr *v_dev, int which,
+                                        void *stream, czk_err *err)
+{
+    if (h == nullptr || v_dev == nullptr || which < 0 || which > 2)
+        return czk_err_set(err, CZK_EINVAL, "gpu groth16 h: bad vector arguments");
+    return h_prepare(&h->x, reinterpret_cast<fr_t *>(v_dev), which,
+                     static_cast<cudaStream_t>(stream), err);
+}
+
+extern "C" czk_status czk__gpu_h_finish(const czk__gpu_h *h, czk_fr *a_dev, czk_fr *b_dev,
+                                        const czk_fr *c_dev, void *stream, czk_err *err)
+{
+    if (h == nullptr || a_dev == nullptr || b_dev == nullptr || c_dev == nullptr)
+        return czk_err_set(err, CZK_EINVAL, "gpu groth16 h: NULL vector");
+    return h_finish(&h->x, reinterpret_cast<fr_t *>(a_dev), reinterpret_cast<fr_t *>(b_dev),
+                    reinterpret_cast<const fr_t *>(c_dev), static_cast<cudaStream_t>(stream),
+                    err);
+}
+
+extern "C" void czk__gpu_h_end(czk__gpu_h *h)
+{
+    if (h == nullptr) return;
+    h_ctx_release(&h->x);
+    free(h);
+}
 
 extern "C" czk_status czk_gpu_ntt_dev(int gpu, czk_fr *v_dev, unsigned log_n, czk_roots roots,
                                       czk_gpu_ntt_kind kind, const czk_fr *shift,

@@ -44,6 +44,22 @@
 namespace czk_gpu {
 namespace ntt {
 
+/* The transforms' field: Fr with the run-time modulus (ff.cuh's fr_rt_params says why; the
+ * including file uploads it on each device before the first kernel). Same bytes as fr_t. */
+using fr_t = mont_t<fr_rt_params>;
+static_assert(sizeof(fr_t) == sizeof(czk_fr), "the transforms' Fr must have czk_fr's bytes");
+
+CZK_HD fr_t fr_from(const czk_fr &h)
+{
+    fr_t r;
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        r.v[2 * i] = (uint32_t)h.l[i];
+        r.v[2 * i + 1] = (uint32_t)(h.l[i] >> 32);
+    }
+    return r;
+}
+
 /* Largest tile (elements per block) and the root whose powers the inner table holds. A
  * host harness may shrink the tile (CZK_NTT_TILE_LOG >= 3) to reach every pass plan at
  * small sizes. */
@@ -82,6 +98,9 @@ struct pass_params {
     uint32_t lg_n;      /* L */
     uint32_t lo, k, e;  /* bits below the pass, bits of the pass, bits of a tile */
     uint32_t scale_in, scale_out; /* scale_mode applied on load / before store */
+    /* When set (last pass only): after the output scale, position pos also gets
+     * add_rev[rev_L(pos)] added (the Groth16 H step's c term, stored bit-reversed). */
+    const fr_t *add_rev;
     uint32_t nrounds;
     /* Per round: tile bit positions s0 < s1 < s2 in bytes 0..2, in byte 3 a mask of which
      * of them are transform bits processed in this round (bit q for s_q). */
@@ -207,9 +226,10 @@ CZK_HD fr_t scale_factor(const pass_params &p, uint32_t mode, uint32_t pos)
 
 /*
  * One pass of the DIF (DIT = false) or DIT (DIT = true) network over the tile of block
- * blockIdx.x; blockDim.x = 2^(e-3).
+ * blockIdx.x; blockDim.x = 2^(e-3). ADD: the pass adds p.add_rev (a separate instance, so
+ * that the passes without it keep their registers: 116 against 128).
  */
-template <bool DIT>
+template <bool DIT, bool ADD = false>
 __global__ void __launch_bounds__(THREADS_MAX, 2) ntt_pass(const pass_params p)
 {
     uint4 *sm = CZK_NTT_SMEM();
@@ -301,6 +321,11 @@ __global__ void __launch_bounds__(THREADS_MAX, 2) ntt_pass(const pass_params p)
                 for (uint32_t m = 0; m < 8; m++)
                     x[m] = x[m] * scale_factor(p, p.scale_out, g.pos(CZK_NTT_U(m)));
             }
+            if (ADD) {
+#pragma unroll
+                for (uint32_t m = 0; m < 8; m++)
+                    x[m] = x[m] + ld_elem(p.add_rev, brev(g.pos(CZK_NTT_U(m)), p.lg_n));
+            }
         }
 
         /* Each thread writes back exactly the words it read: no barrier needed between. */
@@ -341,26 +366,30 @@ __global__ void bitrev_permute(fr_t *v, uint32_t lg_n)
 }
 
 /*
- * a <- a·b - c, element-wise. With `swap`, the result of position i is stored at rev_L(i)
- * (pairs handled by one thread, so in place is safe): the bit reversal that turns natural
- * order into the input order of a DIT pass comes for free with this memory-bound step.
+ * a <- a·b - c element-wise, or a <- a·b when c is null. With `swap`, the result of
+ * position i is stored at rev_L(i) (pairs handled by one thread, so in place is safe): the
+ * bit reversal that turns natural order into the input order of a DIT pass comes for free
+ * with this memory-bound step.
  */
+CZK_HD fr_t abc_at(const fr_t *a, const fr_t *b, const fr_t *c, size_t i)
+{
+    fr_t x = ld_elem(a, i) * ld_elem(b, i);
+    return c != nullptr ? x - ld_elem(c, i) : x;
+}
+
 __global__ void abc_combine(fr_t *a, const fr_t *b, const fr_t *c, uint32_t lg_n, bool swap)
 {
     const size_t n = (size_t)1 << lg_n;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
         if (!swap) {
-            st_elem(a, i, ld_elem(a, i) * ld_elem(b, i) - ld_elem(c, i));
+            st_elem(a, i, abc_at(a, b, c, i));
             continue;
         }
         size_t r = brev((uint32_t)i, lg_n);
         if (i > r) continue;
-        fr_t x = ld_elem(a, i) * ld_elem(b, i) - ld_elem(c, i);
-        if (i < r) {
-            fr_t y = ld_elem(a, r) * ld_elem(b, r) - ld_elem(c, r);
-            st_elem(a, i, y);
-        }
+        fr_t x = abc_at(a, b, c, i);
+        if (i < r) st_elem(a, i, abc_at(a, b, c, r));
         st_elem(a, r, x);
     }
 }

@@ -7,14 +7,15 @@
  *     the device with cudaMemcpyAsync on a copy stream, straight from the caller's buffers,
  *     one event after each vector. Page-locked buffers copy at PCIe speed while the GPU
  *     computes; pageable ones work too (the driver stages them, slower).
- *  2. H, on the compute stream, each vector as soon as its copy is done: inverse transform
- *     (natural in, bit-reversed out), coset forward transform (bit-reversed in, natural out);
- *     then a = (a·b − c)·k and, for bellperson, the coset inverse transform. k folds in the
- *     division by Z = g^m − 1 (bellperson) and a factor R^-1 that turns the Montgomery
- *     results into canonical integers for the MSM (a linear map commutes with the scale),
- *     so no separate conversion pass is needed. The transforms are czk_gpu_ntt_dev's, so
- *     a's transforms overlap b's and c's copies. The witness is converted to canonical
- *     scalars in place.
+ *  2. H, on the compute stream, each vector as soon as its copy is done, by cuda/ntt.cu's
+ *     H step (czk__gpu_h_*): a and b go to coefficients and onto the coset (inverse
+ *     transform natural in, bit-reversed out; coset forward bit-reversed in, natural out);
+ *     bellperson's c only to coefficients, which the final coset inverse transform of a·b
+ *     adds in its last pass (six transforms, not seven: ntt.cu says why that is exact).
+ *     The constants fold in the division by Z = g^m − 1 and a factor R^-1 that turns the
+ *     Montgomery results into canonical integers for the MSM, so no conversion pass is
+ *     needed. a's transforms overlap b's and c's copies. The witness is converted to
+ *     canonical scalars in place.
  *  3. MSMs on the device scalars against the SRS (resident, or streamed from the host key
  *     in chunks with the next chunk's copy overlapping the current MSM): H, L, A (inputs,
  *     aux with its density), B_G1, and B_G2 on the GPU or on CPU threads concurrently with
@@ -212,14 +213,6 @@ bool srs_section(const czk_gpu_srs *s, czk_gpu_srs_section sec, czk_gpu_bases **
 /* Kernels                                                                              */
 /* ------------------------------------------------------------------------------------ */
 
-/* a = (a·b − c)·k over n elements (grid-stride). */
-__global__ void abc_kernel(fr_t *a, const fr_t *b, const fr_t *c, size_t n, fr_t k)
-{
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x)
-        a[i] = (a[i] * b[i] - c[i]) * k;
-}
-
 /* Montgomery to canonical limbs in place (the czk_scalar layout). */
 __global__ void from_mont_kernel(fr_t *v, size_t n)
 {
@@ -287,6 +280,7 @@ struct prove_state {
     fr_t *da = nullptr, *db = nullptr, *dc = nullptr, *dz = nullptr;
     void *stream_buf[2] = {nullptr, nullptr};
     cudaEvent_t ev[12] = {};
+    czk__gpu_h *h = nullptr; /* the H step's tables, released once the streams are done */
     bool thread_started = false;
     pthread_t thread;
     cpu_b2_job job;
@@ -303,6 +297,7 @@ struct prove_state {
                 if (p != nullptr) cudaFreeAsync(p, fs);
             cudaStreamSynchronize(fs);
         }
+        czk__gpu_h_end(h);
         for (void *p : stream_buf)
             if (p != nullptr) cudaFree(p);
         for (cudaEvent_t e : ev)
@@ -423,6 +418,34 @@ czk_status msm(prove_state &ps, void *out, const czk_gpu_bases *srs_bases, size_
         }
     }
     return CZK_OK;
+}
+
+/*
+ * Whether the device has room for a second proof of this shape beside this one's MSMs:
+ * its a, b, c and witness, plus the largest MSM scratch twice (this proof's H MSM and the
+ * next one's, should the next reach its H MSM first). The H MSM at 2^27 took about 21 GB
+ * (≈ 160 bytes a point). Memory the shared pool holds but does not use counts as free.
+ */
+bool room_for_next(cudaMemPool_t pool, size_t m, size_t ni, size_t na)
+{
+    const char *env = getenv("CZK_GPU_OVERLAP");
+    if (env != nullptr && strcmp(env, "0") == 0) return false;
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    uint64_t reserved = 0, used = 0;
+    if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) !=
+            cudaSuccess ||
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    uint64_t avail = (uint64_t)free_b + (reserved > used ? reserved - used : 0);
+    uint64_t bufs = (uint64_t)sizeof(czk_fr) * (3 * (uint64_t)m + ni + na);
+    uint64_t need = bufs + 2 * (160 * (uint64_t)m) + (2ull << 30);
+    return avail >= need;
 }
 
 /*
@@ -670,41 +693,17 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
         }
     } wjoin{&wthread, &wstarted};
 
-    /* 2. H on the compute stream, each vector once its copy is done. */
-    const czk_roots roots =
-        pk->conv == CZK_H_BELLPERSON ? CZK_ROOTS_BELLPERSON : CZK_ROOTS_SNARKJS;
-    czk_fr g, k_fr;
-    czk_fr r_inv = {{1, 0, 0, 0}}; /* R^-1 in Montgomery form is the integer 1 */
-    if (pk->conv == CZK_H_BELLPERSON) {
-        /* Coset 7·H, where Z(7·ω^j) = 7^m − 1 for every j. */
-        czk_fr_from_u64(&g, 7);
-        czk_fr gm = g;
-        for (unsigned i = 0; i < pk->log_m; i++) czk_fr_sqr(&gm, &gm);
-        czk_fr_sub(&gm, &gm, &CZK_FR_ONE);
-        czk_fr_inv(&k_fr, &gm);
-        czk_fr_mul(&k_fr, &k_fr, &r_inv);
-    } else {
-        /* snarkjs: the coset of the odd 2n-th roots, g = ω_2n, no division (specs/snarkjs.md
-         * §4.4); only the conversion to canonical limbs. */
-        czk_fr_root_of_unity(&g, pk->log_m + 1, CZK_ROOTS_SNARKJS);
-        k_fr = r_inv;
-    }
+    /* 2. H on the compute stream, each vector once its copy is done (cuda/ntt.cu's H step:
+     * six transforms, the result in canonical limbs). */
+    TRY_STATUS(czk__gpu_h_begin(gpu, pk->log_m, pk->conv, &ps.h, err));
     for (int k = 0; k < 3; k++) {
         TRY(cudaStreamWaitEvent(ps.s, ps.ev[EV_A + k], 0));
-        TRY_STATUS(czk_gpu_ntt_dev(gpu, (czk_fr *)dv[k], pk->log_m, roots, CZK_GPU_NTT_INVERSE,
-                                   nullptr, CZK_GPU_NTT_NR, ps.s, err));
-        TRY_STATUS(czk_gpu_ntt_dev(gpu, (czk_fr *)dv[k], pk->log_m, roots,
-                                   CZK_GPU_NTT_COSET_FORWARD, &g, CZK_GPU_NTT_RN, ps.s, err));
+        TRY_STATUS(czk__gpu_h_vector(ps.h, (czk_fr *)dv[k], k, ps.s, err));
     }
-    abc_kernel<<<ew_blocks(m), EW_THREADS, 0, ps.s>>>(ps.da, ps.db, ps.dc, m,
-                                                      czk_gpu::fr_from(k_fr));
-    TRY_LAUNCH();
-    size_t h_len = m;
-    if (pk->conv == CZK_H_BELLPERSON) {
-        TRY_STATUS(czk_gpu_ntt_dev(gpu, (czk_fr *)ps.da, pk->log_m, roots,
-                                   CZK_GPU_NTT_COSET_INVERSE, &g, CZK_GPU_NTT_NN, ps.s, err));
-        h_len = m - 1; /* the top coefficient is zero for a satisfied assignment */
-    }
+    TRY_STATUS(czk__gpu_h_finish(ps.h, (czk_fr *)ps.da, (czk_fr *)ps.db, (const czk_fr *)ps.dc,
+                                 ps.s, err));
+    /* bellperson: the top coefficient is zero for a satisfied assignment */
+    const size_t h_len = pk->conv == CZK_H_BELLPERSON ? m - 1 : m;
     TRY(cudaEventRecord(ps.ev[EV_H], ps.s));
     TRY(cudaEventSynchronize(ps.ev[EV_H]));
     double t1 = now_s();
@@ -715,6 +714,12 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     st.h2d_s = ms * 1e-3;
     TRY(cudaEventElapsedTime(&ms, ps.ev[EV_S0], ps.ev[EV_H]));
     st.ntt_s = ms * 1e-3;
+    /* Only MSMs against the resident SRS are left: the caller may start the next proof
+     * beside them (streamed bases would share the copy engine with its copies). */
+    if (o.on_compute != nullptr && srs != nullptr && room_for_next(ps.pool, m, ni, na)) {
+        st.overlapped = true;
+        o.on_compute(o.on_compute_arg);
+    }
 
     /* 3. MSMs: H here, the witness MSMs on their thread (or here, after H). */
     czk_gpu_msm_stats mh;

@@ -65,7 +65,7 @@ static inline uint64_t czk_test_rand64(void)
 
 static inline void czk_test_rand_bytes(void *out, size_t n)
 {
-    uint8_t *p = out;
+    uint8_t *p = (uint8_t *)out; /* cast: also included by C++ tests */
     for (size_t i = 0; i < n; i += 8) {
         uint64_t v = czk_test_rand64();
         for (size_t j = 0; j < 8 && i + j < n; j++) p[i + j] = (uint8_t)(v >> (8 * j));

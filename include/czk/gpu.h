@@ -272,6 +272,17 @@ typedef struct czk_gpu_prove_opts {
     /** Run the witness MSMs (L, A, B) after H instead of beside it on a second host
      *  thread (for measurements; streaming always runs them after H). */
     bool no_overlap;
+    /**
+     * Called at most once, on the calling thread, when every copy of this proof has landed
+     * and H is ready, if the device has room for a second proof beside this one's MSMs
+     * (its buffers and, in the worst case, both proofs' largest MSM scratch at once).
+     * From then on this proof only computes, so a caller that serializes proofs on a GPU
+     * may let the next one start: its copies then overlap these MSMs instead of leaving
+     * the SMs idle while they run. Not called when the room is missing, or when the
+     * environment sets CZK_GPU_OVERLAP=0.
+     */
+    void (*on_compute)(void *arg);
+    void *on_compute_arg;
 } czk_gpu_prove_opts;
 
 /** What one GPU proof did; CUDA-event times of the device stages in seconds. */
@@ -286,6 +297,7 @@ typedef struct czk_gpu_prove_stats {
                                                             (msm_b2_s: CPU wall time there) */
     double gpu_s;         /**< wall time from the first copy to the last MSM result */
     size_t h_sig, l_sig;  /**< significant (not 0/1) scalars in the H and L MSMs */
+    bool overlapped;      /**< opts.on_compute was called */
 } czk_gpu_prove_stats;
 
 /**

@@ -169,7 +169,7 @@ typedef struct czk__part {
     czk_groth16_proof proof;
     czk_status prove_status;
     char prove_msg[CZK_ERR_MSG_MAX];
-    char prove_note[192]; /* the GPU prover's stage times, for the gpu_end event */
+    char prove_note[256]; /* the GPU prover's stage times, for the gpu_end event */
     uint64_t t_synth_start, t_synth_end, t_prove_start, t_prove_end; /* monotonic µs */
     char worker[32];
 } czk__part;

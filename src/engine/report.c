@@ -350,7 +350,8 @@ char *czk_engine_metrics_text(czk_engine *e)
                 "# TYPE czk_h2d_seconds_total counter\nczk_h2d_seconds_total %.6f\n",
             (double)__atomic_load_n(&e->h2d_us, __ATOMIC_RELAXED) / 1e6);
     tprintf(&t, "# HELP czk_gpu_device_seconds_total Time each GPU was held by a proof (its lock, "
-                "not the wait for it).\n# TYPE czk_gpu_device_seconds_total counter\n");
+                "not the wait for it; a proof hands the lock on once only its MSMs are left).\n"
+                "# TYPE czk_gpu_device_seconds_total counter\n");
     for (size_t g = 0; g < e->ngpus; g++)
         tprintf(&t, "czk_gpu_device_seconds_total{gpu=\"%d\"} %.6f\n", e->gpu_ordinals[g],
                 (double)__atomic_load_n(&e->gpu_device_us[g], __ATOMIC_RELAXED) / 1e6);
