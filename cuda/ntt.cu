@@ -9,13 +9,14 @@
  * 13.5 for the radix-2 count that the spec's 35 ms floor assumes. A coset shift or 1/n adds
  * 1 (constant) or 2 (split table) in the first or last pass, never another pass over memory.
  *
- * Measured on an H200 (bench/bench_gpu_ntt.c, data on the device, median of 5): forward NR
- * 2^24 5.36 ms, 2^26 22.5 ms, 2^27 46.1 ms (sppark 4.45 / 20.9 / 42.3); NN 2^27 53.4 ms, coset
- * NN 58.3 ms (sppark 49.1); the Groth16 H step at 2^27 356 ms (bellperson, 7 transforms) and
- * 297 ms (snarkjs, 6). The three passes of a 2^27 transform took 18.1, 15.6 and 12.4 ms (ncu)
- * for 6, 5 and 4 multiplications per element: time follows the multiplication count, about
- * 3.1 ms per multiplication per element (43 G Fr mul/s with the additions, against 52.2 for a
- * bare multiply loop), with the IMAD pipe ~82% busy and 16 warps per SM (118 registers).
+ * Measured on an H200 (bench/bench_gpu_ntt.c, data on the device, median of 5), with the
+ * transforms' Fr of ntt.cuh (every product pair fused, see ff.cuh's fr_rt_params): forward NR
+ * 2^26 20.4 ms, 2^27 42.1 ms (sppark 20.9 / 42.3), inverse NR 2^27 44.4 ms; the Groth16 H
+ * step at 2^27 284.7 ms (bellperson, 6 transforms: the H section below) and 271.7 ms
+ * (snarkjs, 6). With fr_params the same code took 45.7 ms and 312.7 ms (H in 7 transforms:
+ * 353.6 ms). Earlier ncu profile (fr_params): the three passes of a 2^27 transform took 18.1,
+ * 15.6 and 12.4 ms for 6, 5 and 4 multiplications per element, time following the
+ * multiplication count, with the IMAD pipe ~82% busy and 16 warps per SM.
  */
 #include <pthread.h>
 #include <stdlib.h>

@@ -11,6 +11,7 @@
  *   D  run-time modulus, generic reduction
  *   E, F  the product and the Montgomery reduction as two passes (mul_wide, redc_wide),
  *         constant and run-time modulus
+ * and Fp: fp_t as it is, with a run-time modulus, and as two passes.
  * Each kernel runs CHAINS independent dependent-multiply chains per thread; results of all
  * variants must agree bit for bit. Build: nvcc -O3 -std=c++17 -arch=sm_90
  * --expt-relaxed-constexpr -Iinclude -Isrc -Icuda bench/probes/fr_mul_probe.cu
@@ -43,13 +44,21 @@ struct pD : pC {
     static constexpr bool low_word_one = false;
 };
 
+/* Fp with its modulus and m0 uploaded at run time. */
+__constant__ u32s<12> rt_fp_mod_d;
+__constant__ uint32_t rt_fp_m0_d;
+struct qB : fp_params {
+    static __device__ __forceinline__ const uint32_t *mod() { return rt_fp_mod_d.v; }
+    static __device__ __forceinline__ uint32_t m0() { return rt_fp_m0_d; }
+};
+
 constexpr int CHAINS = 4;
 
 template <class P, bool WIDE> __device__ __forceinline__ mont_t<P> mul(const mont_t<P> &a,
                                                                       const mont_t<P> &b)
 {
     if (!WIDE) return a * b;
-    uint32_t w[16];
+    uint32_t w[2 * P::n];
     mont_t<P> r;
     mont_t<P>::mul_wide(w, a.v, b.v);
     mont_t<P>::redc_wide(r.v, w);
@@ -61,15 +70,16 @@ __global__ void rate_kernel(const uint32_t *in, uint32_t *out, unsigned reps)
 {
     using F = mont_t<P>;
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    constexpr int N = P::n;
     F a[CHAINS], b;
-    for (int k = 0; k < 8; k++) b.v[k] = in[(i * (CHAINS + 1) + CHAINS) * 8 + k];
+    for (int k = 0; k < N; k++) b.v[k] = in[(i * (CHAINS + 1) + CHAINS) * 12 + k];
     for (int c = 0; c < CHAINS; c++)
-        for (int k = 0; k < 8; k++) a[c].v[k] = in[(i * (CHAINS + 1) + c) * 8 + k];
+        for (int k = 0; k < N; k++) a[c].v[k] = in[(i * (CHAINS + 1) + c) * 12 + k];
     for (unsigned r = 0; r < reps; r++)
 #pragma unroll
         for (int c = 0; c < CHAINS; c++) a[c] = mul<P, WIDE>(a[c], b);
     for (int c = 0; c < CHAINS; c++)
-        for (int k = 0; k < 8; k++) out[(i * CHAINS + c) * 8 + k] = a[c].v[k];
+        for (int k = 0; k < N; k++) out[(i * CHAINS + c) * 12 + k] = a[c].v[k];
 }
 
 template <class P, bool WIDE = false>
@@ -91,10 +101,10 @@ double run(const char *name, const uint32_t *din, uint32_t *dout, size_t threads
         printf("%s: %s\n", name, cudaGetErrorString(e));
         return 0;
     }
-    host.resize(threads * CHAINS * 8);
+    host.resize(threads * CHAINS * 12);
     cudaMemcpy(host.data(), dout, host.size() * 4, cudaMemcpyDeviceToHost);
     double rate = (double)threads * CHAINS * reps / (ms * 1e-3);
-    printf("%-50s %8.2f G Fr mul/s\n", name, rate / 1e9);
+    printf("%-50s %8.2f G mul/s\n", name, rate / 1e9);
     return rate;
 }
 
@@ -107,16 +117,19 @@ int main()
     cudaMemcpyToSymbol(rt_m0_d, &fr_m0_h, sizeof fr_m0_h);
     const size_t threads = 132 * 2048;
     const unsigned reps = 2000;
-    std::vector<uint32_t> in(threads * (CHAINS + 1) * 8);
+    cudaMemcpyToSymbol(rt_fp_mod_d, &fp_mod_h, sizeof fp_mod_h);
+    cudaMemcpyToSymbol(rt_fp_m0_d, &fp_m0_h, sizeof fp_m0_h);
+    std::vector<uint32_t> in(threads * (CHAINS + 1) * 12);
     uint64_t s = 0x1234567;
     for (size_t i = 0; i < in.size(); i++) {
         s = s * 6364136223846793005ULL + 1442695040888963407ULL;
         in[i] = (uint32_t)(s >> 32);
-        if (i % 8 == 7) in[i] &= 0x3fffffff; /* < 2^254 < r */
+        if (i % 12 == 7) in[i] &= 0x3fffffff; /* < 2^254 < r (Fr reads words 0..7) */
+        if (i % 12 == 11) in[i] &= 0x0fffffff; /* < 2^380 < p */
     }
     uint32_t *din, *dout;
     cudaMalloc(&din, in.size() * 4);
-    cudaMalloc(&dout, threads * CHAINS * 32);
+    cudaMalloc(&dout, threads * CHAINS * 48);
     cudaMemcpy(din, in.data(), in.size() * 4, cudaMemcpyHostToDevice);
     std::vector<uint32_t> ra, rb, rc, rd, re, rf;
     run<fr_params>("A czk fr_t (const modulus, r=1 mod 2^32 path)", din, dout, threads, reps, ra);
@@ -128,6 +141,11 @@ int main()
     run<pC, true>("F wide product + separate REDC, run-time modulus", din, dout, threads, reps,
                   rf);
     bool same = ra == rb && ra == rc && ra == rd && ra == re && ra == rf;
+    std::vector<uint32_t> qa, qb, qe;
+    run<fp_params>("Fp A czk fp_t (const modulus)", din, dout, threads, reps / 2, qa);
+    run<qB>("Fp B run-time modulus", din, dout, threads, reps / 2, qb);
+    run<fp_params, true>("Fp E wide product + separate REDC", din, dout, threads, reps / 2, qe);
+    same = same && qa == qb && qa == qe;
     printf("results %s\n", same ? "agree" : "DIFFER");
     return same ? 0 : 1;
 }
