@@ -370,8 +370,10 @@ static void witness_profile(const job *j)
             other++;
     }
     double n = (double)(j->n.n_aux ? j->n.n_aux : 1);
-    printf("witness profile: %" PRIu64 " aux scalars: 0 %.2f%%, 1 %.2f%%, other (f) %.2f%%\n",
-           (uint64_t)j->n.n_aux, 100.0 * zero / n, 100.0 * one / n, 100.0 * other / n);
+    printf("witness profile: %" PRIu64 " aux scalars: 0 %.2f%%, 1 %.2f%%, other (f) %.2f%%; "
+           "density A %.2f%%, B %.2f%% of aux\n",
+           (uint64_t)j->n.n_aux, 100.0 * zero / n, 100.0 * one / n, 100.0 * other / n,
+           100.0 * (double)j->n.a_aux_density / n, 100.0 * (double)j->n.b_aux_density / n);
     printf("{\"bench\":\"witness_profile\",\"aux\":%" PRIu64 ",\"zero\":%" PRIu64
            ",\"one\":%" PRIu64 ",\"other\":%" PRIu64 "}\n",
            (uint64_t)j->n.n_aux, zero, one, other);

@@ -24,22 +24,7 @@ mkdir -p "$OUT"
 SUM=$OUT/summary.txt
 : >"$SUM"
 BUDGET=${BUDGET:-540}
-step() { # log timeout command...: bounded, appended to $OUT/log, one summary line
-    local log=$1 t=$2
-    shift 2
-    local left=$((BUDGET - SECONDS))
-    if [ "$left" -lt 15 ]; then
-        echo "skipped (out of time): $*" | tee -a "$SUM"
-        return 1
-    fi
-    [ "$t" -gt "$left" ] && t=$left
-    local t0=$SECONDS
-    echo "=================== $*" >>"$OUT/$log"
-    timeout "$t" "$@" >>"$OUT/$log" 2>&1
-    local rc=$?
-    echo "rc=$rc $((SECONDS - t0)) s: $*" | tee -a "$SUM"
-    return $rc
-}
+. bench/device_step.sh # (the script runs from the repository root)
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,memory.total \
     --format=csv,noheader | tee -a "$SUM"
 

@@ -114,22 +114,8 @@ fi
 SUM=$OUT/summary.txt
 : >"$SUM"
 BUDGET=${BUDGET:-440}
-step() { # log timeout command...
-    local log=$1 t=$2
-    shift 2
-    local left=$((BUDGET - SECONDS))
-    if [ "$left" -lt 20 ]; then
-        echo "skipped (out of time): $*" | tee -a "$SUM"
-        return 1
-    fi
-    [ "$t" -gt "$left" ] && t=$left
-    local t0=$SECONDS
-    echo "=================== $*" >>"$OUT/$log"
-    timeout "$t" "$@" >>"$OUT/$log" 2>&1
-    local rc=$?
-    echo "rc=$rc $((SECONDS - t0)) s: $*" | tee -a "$SUM"
-    return $rc
-}
+STEP_MIN_S=20
+. bench/device_step.sh # (the script runs from the repository root)
 
 echo "== $(date -u +%FT%TZ) $(uname -m)" | tee -a "$SUM"
 nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm,driver_version --format=csv,noheader 2>&1 | tee -a "$SUM"

@@ -28,22 +28,7 @@ SUM=$OUT/summary.txt
 
 # Every step ends by BUDGET seconds after the start (the device call's limit, less a margin).
 BUDGET=${BUDGET:-280}
-step() { # log timeout command... (appends to $OUT/log, one line to the summary)
-    local log=$1 t=$2
-    shift 2
-    local left=$((BUDGET - SECONDS))
-    if [ "$left" -lt 15 ]; then
-        echo "skipped (out of time): $*" | tee -a "$SUM"
-        return 1
-    fi
-    [ "$t" -gt "$left" ] && t=$left
-    local t0=$SECONDS
-    echo "=================== $*" >>"$OUT/$log"
-    timeout "$t" "$@" >>"$OUT/$log" 2>&1
-    local rc=$?
-    echo "rc=$rc $((SECONDS - t0)) s: $*" | tee -a "$SUM"
-    return $rc
-}
+. bench/device_step.sh # (the script runs from the repository root)
 
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw \
     --format=csv,noheader | tee -a "$SUM"

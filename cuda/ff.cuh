@@ -872,10 +872,11 @@ using fr_t = mont_t<fr_params>;
 static_assert(sizeof(fp_t) == sizeof(czk_fp), "fp_t must have czk_fp's bytes");
 static_assert(sizeof(fr_t) == sizeof(czk_fr), "fr_t must have czk_fr's bytes");
 
-/* Same bytes on host and device: these are reinterpretations, not conversions. */
-CZK_HD fr_t fr_from(const czk_fr &h)
+/* Same bytes on host and device: these are reinterpretations, not conversions. fr_from
+ * gives fr_t, or the same bytes as another Fr type (fr_from<fr_rt_params>). */
+template <class P = fr_params> CZK_HD mont_t<P> fr_from(const czk_fr &h)
 {
-    fr_t r;
+    mont_t<P> r;
 #pragma unroll
     for (int i = 0; i < 4; i++) {
         r.v[2 * i] = (uint32_t)h.l[i];

@@ -492,7 +492,7 @@ czk_status transform(gpu_state *st, fr_t *v, unsigned L, int f, czk_gpu_ntt_kind
     const bool dit = order == CZK_GPU_NTT_RN;
     scale_spec sc = no_scale();
     if (kind == CZK_GPU_NTT_INVERSE) {
-        sc.cst = czk_gpu::ntt::fr_from(fr_inv_n(L));
+        sc.cst = czk_gpu::fr_from<czk_gpu::fr_rt_params>(fr_inv_n(L));
         sc.mode_out = SCALE_CONST;
     } else if (kind == CZK_GPU_NTT_COSET_FORWARD || kind == CZK_GPU_NTT_COSET_INVERSE) {
         /* Forward: coefficient i times g^i, on the input. Inverse: coefficient i times
@@ -592,7 +592,7 @@ czk_status h_ctx_init(h_ctx *x, int gpu, unsigned L, czk_h_convention conv, czk_
         czk_fr_inv(&ginv, &g);
         czk_fr cneg;
         czk_fr_neg(&cneg, &c);
-        x->c_scale = czk_gpu::ntt::fr_from(cneg);
+        x->c_scale = czk_gpu::fr_from<czk_gpu::fr_rt_params>(cneg);
         rc = scale_get(x->st, L, ginv, c, &x->sfin, &x->own_fin, err);
     } else {
         czk_fr c;

@@ -49,17 +49,6 @@ namespace ntt {
 using fr_t = mont_t<fr_rt_params>;
 static_assert(sizeof(fr_t) == sizeof(czk_fr), "the transforms' Fr must have czk_fr's bytes");
 
-CZK_HD fr_t fr_from(const czk_fr &h)
-{
-    fr_t r;
-#pragma unroll
-    for (int i = 0; i < 4; i++) {
-        r.v[2 * i] = (uint32_t)h.l[i];
-        r.v[2 * i + 1] = (uint32_t)(h.l[i] >> 32);
-    }
-    return r;
-}
-
 /* Largest tile (elements per block) and the root whose powers the inner table holds. A
  * host harness may shrink the tile (CZK_NTT_TILE_LOG >= 3) to reach every pass plan at
  * small sizes. */
