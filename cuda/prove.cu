@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <atomic>
 #include <type_traits>
 
 #include "check.cuh"
@@ -420,14 +421,35 @@ czk_status msm(prove_state &ps, void *out, const czk_gpu_bases *srs_bases, size_
     return CZK_OK;
 }
 
-/*
- * Whether the device has room for a second proof of this shape beside this one's MSMs:
- * its a, b, c and witness, plus the largest MSM scratch twice (this proof's H MSM and the
- * next one's, should the next reach its H MSM first). The H MSM at 2^27 took about 21 GB
- * (≈ 160 bytes a point). Memory the shared pool holds but does not use counts as free.
- */
-bool room_for_next(cudaMemPool_t pool, size_t m, size_t ni, size_t na)
+/* The largest proof seen on each GPU so far: its buffers' bytes and its domain. */
+constexpr int MAX_GPUS = 16;
+std::atomic<uint64_t> g_max_bufs[MAX_GPUS], g_max_m[MAX_GPUS];
+
+void atomic_max(std::atomic<uint64_t> &a, uint64_t v)
 {
+    uint64_t cur = a.load(std::memory_order_relaxed);
+    while (cur < v && !a.compare_exchange_weak(cur, v, std::memory_order_relaxed)) {
+    }
+}
+
+/*
+ * Whether the device has room for a second proof beside this one's MSMs: its a, b, c and
+ * witness, plus the largest MSM scratch twice (this proof's H MSM and the next one's,
+ * should the next reach its H MSM first). The next proof may be of another circuit, so
+ * the shape is the largest this GPU has proved (this one included), not this proof's. The
+ * H MSM at 2^27 took about 21 GB (≈ 160 bytes a point). Memory the shared pool holds but
+ * does not use counts as free.
+ */
+void note_shape(int gpu, size_t m, size_t ni, size_t na)
+{
+    if (gpu < 0 || gpu >= MAX_GPUS) return;
+    atomic_max(g_max_bufs[gpu], (uint64_t)sizeof(czk_fr) * (3 * (uint64_t)m + ni + na));
+    atomic_max(g_max_m[gpu], (uint64_t)m);
+}
+
+bool room_for_next(int gpu, cudaMemPool_t pool)
+{
+    if (gpu < 0 || gpu >= MAX_GPUS) return false;
     const char *env = getenv("CZK_GPU_OVERLAP");
     if (env != nullptr && strcmp(env, "0") == 0) return false;
     size_t free_b = 0, total_b = 0;
@@ -443,8 +465,8 @@ bool room_for_next(cudaMemPool_t pool, size_t m, size_t ni, size_t na)
         return false;
     }
     uint64_t avail = (uint64_t)free_b + (reserved > used ? reserved - used : 0);
-    uint64_t bufs = (uint64_t)sizeof(czk_fr) * (3 * (uint64_t)m + ni + na);
-    uint64_t need = bufs + 2 * (160 * (uint64_t)m) + (2ull << 30);
+    uint64_t need = g_max_bufs[gpu].load(std::memory_order_relaxed) +
+                    2 * (160 * g_max_m[gpu].load(std::memory_order_relaxed)) + (2ull << 30);
     return avail >= need;
 }
 
@@ -606,6 +628,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     prove_state ps;
     ps.gpu = gpu;
     TRY_STATUS(select_gpu(gpu, err));
+    note_shape(gpu, m, ni, na);
     TRY_STATUS(czk__gpu_mem_pool(gpu, &ps.pool, err));
     /* The transforms lead to the H MSM, the longest chain: their stream gets the highest
      * priority, so the witness MSMs beside them take the SMs they leave idle. */
@@ -716,7 +739,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     st.ntt_s = ms * 1e-3;
     /* Only MSMs against the resident SRS are left: the caller may start the next proof
      * beside them (streamed bases would share the copy engine with its copies). */
-    if (o.on_compute != nullptr && srs != nullptr && room_for_next(ps.pool, m, ni, na)) {
+    if (o.on_compute != nullptr && srs != nullptr && room_for_next(gpu, ps.pool)) {
         st.overlapped = true;
         o.on_compute(o.on_compute_arg);
     }

@@ -275,7 +275,8 @@ typedef struct czk_gpu_prove_opts {
     /**
      * Called at most once, on the calling thread, when every copy of this proof has landed
      * and H is ready, if the device has room for a second proof beside this one's MSMs
-     * (its buffers and, in the worst case, both proofs' largest MSM scratch at once).
+     * (the buffers of the largest proof this GPU has run and, in the worst case, two of
+     * its H MSMs' scratch at once: the next proof may be of another circuit).
      * From then on this proof only computes, so a caller that serializes proofs on a GPU
      * may let the next one start: its copies then overlap these MSMs instead of leaving
      * the SMs idle while they run. Not called when the room is missing, or when the
