@@ -31,14 +31,27 @@
  *
  *   bench_gpu_prove [--log 27] [--reps 5] [--ni 328] [--h2d-gib 4] [--b2 both|gpu|cpu]
  *                   [--no-pageable] [--no-pair] [--gpu 0] [--f 0.0131] [--pipeline 8]
+ *                   [--real [--real-only]]
+ *
+ * --real proves partition 0 of a real 32 GiB PoRep circuit instead of drawn scalars: a
+ * synthetic C1 (czk_porep_fixture, the data `czk fixture porep` writes) parsed into a job
+ * as czkd does (czk_fil_job_create) and synthesized in EVAL mode straight into the pinned
+ * a, b, c and witness buffers, with its own density bitmaps. The SRS stays synthesized, so
+ * the proof does not verify; the GPU's work is the real partition's. --real-only stops after
+ * the synthesis and prints the witness profile (runs without a GPU).
  *
  * Prints a table and closes with a "JSON {...}" line.
  */
 #include "czk/alloc.h"
+#include "czk/cs.h"
+#include "czk/fil_job.h"
+#include "czk/filecoin.h"
 #include "czk/gpu.h"
 #include "czk/groth16.h"
 #include "czk/msm.h"
 #include "czk/pool.h"
+#include "czk/porep_vanilla.h"
+#include "czk/vanilla.h"
 #include "../cuda/prove.cuh"
 
 #include <pthread.h>
@@ -233,6 +246,102 @@ static void *pipe_main(void *p)
     }
 }
 
+/* A real 32 GiB PoRep partition (--real): shape and buffers filled by synthesis. */
+struct real_part {
+    czk_cs_counts n;
+    uint64_t *d_a, *d_bi, *d_b;
+};
+
+/*
+ * Synthesize partition 0 of a synthetic 32 GiB PoRep C1 into a, b, c (m elements each),
+ * inputs (ni_cap) and aux (na_cap, pinned): the engine's path from a Submit to a partition.
+ */
+static int real_porep_partition(czk_pool *pool, czk_fr *a, czk_fr *b, czk_fr *c, size_t m,
+                                czk_fr *inputs, size_t ni_cap, czk_fr *aux, size_t na_cap,
+                                struct real_part *out)
+{
+    czk_err err;
+    czk_seal_proof proof;
+    if (czk_seal_proof_parse("StackedDrg32GiBV1_1", &proof, &err) != CZK_OK) {
+        fprintf(stderr, "real: %s\n", err.msg);
+        return 1;
+    }
+    double t0 = now();
+    czk_c1_output *c1 = NULL;
+    uint8_t *json = NULL;
+    size_t len = 0;
+    if (czk_porep_fixture(&c1, proof, 1, pool, &err) != CZK_OK ||
+        czk_c1_write_json(c1, &json, &len, &err) != CZK_OK) {
+        fprintf(stderr, "real: fixture: %s\n", err.msg);
+        czk_c1_output_free(c1);
+        return 1;
+    }
+    czk_c1_output_free(c1);
+    czk_fil_job_input in;
+    memset(&in, 0, sizeof in);
+    in.kind = CZK_FIL_POREP;
+    in.registered_proof = (uint64_t)proof;
+    in.vanilla_proof = json;
+    in.vanilla_proof_len = len;
+    czk_fil_job *j = NULL;
+    czk_status st = czk_fil_job_create(&j, &in, &err);
+    czk_free(json);
+    if (st != CZK_OK) {
+        fprintf(stderr, "real: job: %s\n", err.msg);
+        return 1;
+    }
+    double t1 = now();
+    czk_cs_config cc;
+    memset(&cc, 0, sizeof cc);
+    cc.mode = CZK_CS_EVAL;
+    cc.buf.inputs = inputs;
+    cc.buf.inputs_cap = ni_cap;
+    cc.buf.aux = aux;
+    cc.buf.aux_cap = na_cap;
+    cc.buf.a = a;
+    cc.buf.b = b;
+    cc.buf.c = c;
+    cc.buf.rows_cap = m;
+    czk_cs *cs = NULL;
+    st = czk_cs_create(&cs, &cc, &err);
+    if (st == CZK_OK) st = czk_fil_job_synthesize_pool(j, 0, cs, pool, &err);
+    if (st == CZK_OK) st = czk_cs_finish(cs, &err);
+    czk_fil_job_destroy(j);
+    if (st != CZK_OK) {
+        fprintf(stderr, "real: synthesis: %s\n", err.msg);
+        czk_cs_destroy(cs);
+        return 1;
+    }
+    czk_cs_get_counts(cs, &out->n);
+    size_t wa = (out->n.n_aux + 63) / 64, wi = (out->n.n_inputs + 63) / 64;
+    out->d_a = czk_calloc(wa + 1, 8);
+    out->d_bi = czk_calloc(wi + 1, 8);
+    out->d_b = czk_calloc(wa + 1, 8);
+    if (out->d_a == NULL || out->d_bi == NULL || out->d_b == NULL) {
+        czk_cs_destroy(cs);
+        return 1;
+    }
+    czk_cs_get_densities(cs, out->d_a, out->d_bi, out->d_b);
+    czk_cs_destroy(cs);
+    uint64_t zero = 0, one = 0;
+    for (size_t i = 0; i < (size_t)out->n.n_aux; i++) {
+        if (czk_fr_is_zero(&aux[i]))
+            zero++;
+        else if (czk_fr_eq(&aux[i], &CZK_FR_ONE))
+            one++;
+    }
+    double na = (double)(out->n.n_aux ? out->n.n_aux : 1);
+    printf("real 32 GiB PoRep partition 0: fixture + job %.1f s, synthesis %.1f s on %u threads; "
+           "%llu rows, %llu inputs, %llu aux (0 %.2f%%, 1 %.2f%%, other %.2f%%), A aux %.2f%%, "
+           "B aux %.2f%%\n",
+           t1 - t0, now() - t1, czk_pool_size(pool), (unsigned long long)out->n.n_constraints,
+           (unsigned long long)out->n.n_inputs, (unsigned long long)out->n.n_aux,
+           100.0 * (double)zero / na, 100.0 * (double)one / na,
+           100.0 * (double)(out->n.n_aux - zero - one) / na,
+           100.0 * (double)out->n.a_aux_density / na, 100.0 * (double)out->n.b_aux_density / na);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     unsigned log_m = 27, reps = 5, ni = 328;
@@ -240,6 +349,7 @@ int main(int argc, char **argv)
     const char *b2_mode = "both";
     int gpu = 0, pageable = 1, pair = 1;
     unsigned pipe_n = 8;
+    int real = 0, real_only = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--log") && i + 1 < argc) log_m = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = (unsigned)atoi(argv[++i]);
@@ -248,6 +358,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--b2") && i + 1 < argc) b2_mode = argv[++i];
         else if (!strcmp(argv[i], "--gpu") && i + 1 < argc) gpu = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--no-pageable")) pageable = 0;
+        else if (!strcmp(argv[i], "--real")) real = 1;
+        else if (!strcmp(argv[i], "--real-only")) real = real_only = 1;
         else if (!strcmp(argv[i], "--pipeline") && i + 1 < argc) {
             pipe_n = (unsigned)atoi(argv[++i]);
             if (pipe_n > 64) pipe_n = 64;
@@ -273,6 +385,26 @@ int main(int argc, char **argv)
     }
     if (reps < 1) reps = 1;
     if (reps > 32) reps = 32;
+    if (real) log_m = 27;
+    if (real_only) { /* the synthesis alone, in ordinary memory: no GPU needed */
+        czk_err e0;
+        czk_pool *p0;
+        if (czk_pool_create(&p0, 0, &e0) != CZK_OK) return 1;
+        size_t mm = (size_t)1 << log_m;
+        czk_fr *v[3], *in = czk_malloc(1024 * sizeof(czk_fr)), *ax = host_buf(mm * sizeof(czk_fr), 0);
+        for (int k = 0; k < 3; k++) v[k] = host_buf(mm * sizeof(czk_fr), 0);
+        struct real_part rp;
+        memset(&rp, 0, sizeof rp);
+        int rc = real_porep_partition(p0, v[0], v[1], v[2], mm, in, 1024, ax, mm, &rp);
+        for (int k = 0; k < 3; k++) free(v[k]);
+        free(ax);
+        czk_free(in);
+        czk_free(rp.d_a);
+        czk_free(rp.d_bi);
+        czk_free(rp.d_b);
+        czk_pool_destroy(p0);
+        return rc;
+    }
     if (czk_gpu_count() <= gpu) {
         printf("SKIP: no CUDA device %d\n", gpu);
         return 0;
@@ -330,6 +462,19 @@ int main(int argc, char **argv)
     size_t n_rows = log_m == 27 ? 130278541 : m - ni - ((size_t)1 << 16);
     if (log_m < 18) n_rows = m - ni - 16;
     size_t na = n_rows;
+    struct real_part rp;
+    memset(&rp, 0, sizeof rp);
+    czk_fr *inputs = NULL, *aux = NULL;
+    if (real) {
+        inputs = czk_malloc(1024 * fb);
+        aux = host_buf(m * fb, 1);
+        if (real_porep_partition(pool, pin[0], pin[1], pin[2], m, inputs, 1024, aux, m, &rp))
+            return 1;
+        ni = (unsigned)rp.n.n_inputs;
+        na = (size_t)rp.n.n_aux;
+        n_rows = (size_t)rp.n.n_constraints;
+        for (int k = 0; k < 3 && pageable; k++) memcpy(pag[k], pin[k], buf_bytes);
+    }
     czk_groth16_params pk;
     memset(&pk, 0, sizeof pk);
     pk.conv = CZK_H_BELLPERSON;
@@ -343,8 +488,9 @@ int main(int argc, char **argv)
     pk.vk.gamma_g2 = CZK_G2_GENERATOR;
     pk.vk.delta_g2 = CZK_G2_GENERATOR;
     pk.vk.ic_len = ni;
-    uint64_t *d_a = density(na, 0.997, 101), *d_bi = density(ni, 1.0, 102),
-             *d_b = density(na, 0.25, 103);
+    uint64_t *d_a = real ? rp.d_a : density(na, 0.997, 101),
+             *d_bi = real ? rp.d_bi : density(ni, 1.0, 102),
+             *d_b = real ? rp.d_b : density(na, 0.25, 103);
     size_t a_cnt = czk_density_count(d_a, na), bi_cnt = czk_density_count(d_bi, ni),
            b_cnt = czk_density_count(d_b, na);
     pk.h_len = m - 1;
@@ -354,11 +500,13 @@ int main(int argc, char **argv)
     printf("partition: 2^%u domain, %zu rows, %u inputs, %zu aux; A aux %zu (%.1f%%), B %zu\n",
            log_m, n_rows, ni, na, a_cnt, 100.0 * (double)a_cnt / (double)na, pk.b_g1_len);
 
-    czk_fr *inputs = czk_malloc(ni * fb);
-    fill(pool, inputs, ni, 7, 0);
-    inputs[0] = CZK_FR_ONE;
-    czk_fr *aux = host_buf(na * fb, 1);
-    fill(pool, aux, na, 8, 1);
+    if (!real) {
+        inputs = czk_malloc(ni * fb);
+        fill(pool, inputs, ni, 7, 0);
+        inputs[0] = CZK_FR_ONE;
+        aux = host_buf(na * fb, 1);
+        fill(pool, aux, na, 8, 1);
+    }
 
     t = now();
     czk_gpu_srs *srs = NULL;
