@@ -31,14 +31,16 @@
  *
  *   bench_gpu_prove [--log 27] [--reps 5] [--ni 328] [--h2d-gib 4] [--b2 both|gpu|cpu]
  *                   [--no-pageable] [--no-pair] [--gpu 0] [--f 0.0131] [--pipeline 8]
- *                   [--real [--real-only]]
+ *                   [--real [--real-only]] [--pipeline-only] [--hog N[:NICE]]
  *
  * --real proves partition 0 of a real 32 GiB PoRep circuit instead of drawn scalars: a
  * synthetic C1 (czk_porep_fixture, the data `czk fixture porep` writes) parsed into a job
  * as czkd does (czk_fil_job_create) and synthesized in EVAL mode straight into the pinned
  * a, b, c and witness buffers, with its own density bitmaps. The SRS stays synthesized, so
  * the proof does not verify; the GPU's work is the real partition's. --real-only stops after
- * the synthesis and prints the witness profile (runs without a GPU).
+ * the synthesis and prints the witness profile (runs without a GPU). --pipeline-only skips
+ * the one-at-a-time, pair and pageable runs. --hog N[:NICE] spins N threads at nice NICE
+ * during the pipeline: the host load of czkd's synthesis threads.
  *
  * Prints a table and closes with a "JSON {...}" line.
  */
@@ -55,6 +57,9 @@
 #include "../cuda/prove.cuh"
 
 #include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,12 +199,17 @@ struct pipe_shared {
     int busy;
     unsigned next, total, overlapped;
     double t_end[64];
+    /* Per proof, as czkd's gpu_end note: lock taken -> handed on, lock taken -> done,
+     * and the prover's stage times (CUDA events, stretched by the overlapping proof). */
+    double held[64], call[64], msm_h[64], msm_l[64], ntt[64];
+    double m_q[64], m_h[64], m_ho[64], m_mh[64], m_l[64], m_b2[64]; /* the stats' wall marks */
 };
 
 struct pipe_arg {
     struct pair_arg base;
     struct pipe_shared *sh;
     int released;
+    double t_lock, t_released;
 };
 
 static void pipe_release(void *p)
@@ -211,6 +221,7 @@ static void pipe_release(void *p)
     pthread_cond_broadcast(&a->sh->cv);
     pthread_mutex_unlock(&a->sh->mu);
     a->released = 1;
+    a->t_released = now();
 }
 
 static void *pipe_main(void *p)
@@ -231,9 +242,13 @@ static void *pipe_main(void *p)
         o.on_compute = pipe_release;
         o.on_compute_arg = a;
         a->released = 0;
+        a->t_lock = now();
+        a->t_released = 0;
         czk_groth16_proof proof;
+        czk_gpu_prove_stats st;
+        memset(&st, 0, sizeof st);
         a->base.rc = czk_gpu_prove_ex(&proof, a->base.gpu, a->base.pk, a->base.srs,
-                                      &a->base.asg, a->base.r, a->base.s, NULL, &o, NULL, NULL,
+                                      &a->base.asg, a->base.r, a->base.s, NULL, &o, NULL, &st,
                                       &a->base.err);
         pthread_mutex_lock(&sh->mu);
         if (!a->released) {
@@ -241,9 +256,39 @@ static void *pipe_main(void *p)
             pthread_cond_broadcast(&sh->cv);
         }
         sh->t_end[k] = now();
+        sh->call[k] = sh->t_end[k] - a->t_lock;
+        sh->held[k] = (a->released ? a->t_released : sh->t_end[k]) - a->t_lock;
+        sh->msm_h[k] = st.msm_h_s;
+        sh->msm_l[k] = st.msm_l_s;
+        sh->ntt[k] = st.ntt_s;
+        sh->m_q[k] = st.t_queued_s;
+        sh->m_h[k] = st.t_h_s;
+        sh->m_ho[k] = st.t_handoff_s;
+        sh->m_mh[k] = st.t_msm_h_s;
+        sh->m_l[k] = st.t_l_s;
+        sh->m_b2[k] = st.t_b2_s;
         pthread_mutex_unlock(&sh->mu);
         if (a->base.rc != CZK_OK) return NULL;
     }
+}
+
+/*
+ * CPU load beside the pipeline (--hog N[:NICE]): N threads that spin at nice NICE, as
+ * czkd's synthesis threads load the host while partitions are proved. Shows whether the
+ * GPU's feeding threads (woken from blocking syncs between the MSMs' phases) lose time to
+ * them, and whether a nice level on the load gives it back.
+ */
+static volatile int g_hog_stop;
+static int g_hog_nice;
+
+static void *hog_main(void *p)
+{
+    (void)p;
+    if (g_hog_nice != 0)
+        (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), g_hog_nice);
+    volatile uint64_t x = 1;
+    while (!g_hog_stop) x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return NULL;
 }
 
 /* A real 32 GiB PoRep partition (--real): shape and buffers filled by synthesis. */
@@ -349,7 +394,8 @@ int main(int argc, char **argv)
     const char *b2_mode = "both";
     int gpu = 0, pageable = 1, pair = 1;
     unsigned pipe_n = 8;
-    int real = 0, real_only = 0;
+    int real = 0, real_only = 0, pipe_only = 0;
+    unsigned hogs = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--log") && i + 1 < argc) log_m = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = (unsigned)atoi(argv[++i]);
@@ -375,10 +421,19 @@ int main(int argc, char **argv)
             g_one_ppm = (uint64_t)((1e6 - (double)g_sig_ppm) * (47.35 / 98.69) + 0.5);
         }
         else if (!strcmp(argv[i], "--no-pair")) pair = 0;
+        else if (!strcmp(argv[i], "--pipeline-only")) pipe_only = 1;
+        else if (!strcmp(argv[i], "--hog") && i + 1 < argc) {
+            const char *v = argv[++i];
+            hogs = (unsigned)atoi(v);
+            const char *c = strchr(v, ':');
+            g_hog_nice = c != NULL ? atoi(c + 1) : 0;
+            if (hogs > 256) hogs = 256;
+        }
         else {
             fprintf(stderr,
                     "usage: %s [--log 27] [--reps 5] [--ni 328] [--h2d-gib 4] "
-                    "[--b2 both|gpu|cpu] [--no-pageable] [--no-pair] [--gpu 0]\n",
+                    "[--b2 both|gpu|cpu] [--no-pageable] [--no-pair] [--gpu 0] [--f 0.0131] "
+                    "[--pipeline 8] [--real | --real-only] [--pipeline-only] [--hog N[:NICE]]\n",
                     argv[0]);
             return 2;
         }
@@ -560,8 +615,10 @@ int main(int argc, char **argv)
     czk_fr_from_u64(&s, 67890);
 
     double med[3][S_N];
+    memset(med, 0, sizeof med);
     double frac_sig = 0;
-    for (int mi = 0; mi < nmodes; mi++) {
+    /* --pipeline-only: straight to the partitions back to back (f then comes from there). */
+    for (int mi = 0; mi < (pipe_only ? 0 : nmodes); mi++) {
         czk_gpu_prove_opts o = {0};
         o.b2 = (czk_gpu_b2_where)modes[mi];
         o.no_overlap = serial[mi] != 0;
@@ -633,11 +690,19 @@ int main(int argc, char **argv)
                 pp[i].base.r = &r;
                 pp[i].base.s = &s;
             }
+            pthread_t hog_th[256];
+            g_hog_stop = 0;
+            for (unsigned i = 0; i < hogs; i++) pthread_create(&hog_th[i], NULL, hog_main, NULL);
+            if (hogs > 0)
+                printf("CPU load during the pipeline: %u spinning threads at nice %d\n", hogs,
+                       g_hog_nice);
             double tp = now();
             pthread_t th[2];
             for (int i = 0; i < 2; i++) pthread_create(&th[i], NULL, pipe_main, &pp[i]);
             for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
             double dt = now() - tp;
+            g_hog_stop = 1;
+            for (unsigned i = 0; i < hogs; i++) pthread_join(hog_th[i], NULL);
             int ok = pp[0].base.rc == CZK_OK && pp[1].base.rc == CZK_OK;
             if (ok) {
                 /* Steady state: the interval between completions after the first (the
@@ -652,6 +717,18 @@ int main(int argc, char **argv)
                        "%.1f ms; %.1f ms a partition in steady state (completion interval), %u of "
                        "%u handed on early\n",
                        pipe_n, 1e3 * dt, 1e3 * pipe_s, sh.overlapped, pipe_n);
+                /* The figures czkd's gpu_end notes carry, to set the two side by side. */
+                printf("  per proof (median of %u after the first two): held %.3f s, call %.3f "
+                       "s, H ready %.3f s, MSM H %.3f s, MSM L %.3f s\n",
+                       pipe_n - 2, median(sh.held + 2, (int)pipe_n - 2),
+                       median(sh.call + 2, (int)pipe_n - 2), median(sh.ntt + 2, (int)pipe_n - 2),
+                       median(sh.msm_h + 2, (int)pipe_n - 2),
+                       median(sh.msm_l + 2, (int)pipe_n - 2));
+                int nm = (int)pipe_n - 2;
+                printf("  wall marks from the call's start (median): queued %.3f, H ready %.3f, "
+                       "handed on %.3f, MSM H done %.3f, L done %.3f, B_G2 done %.3f s\n",
+                       median(sh.m_q + 2, nm), median(sh.m_h + 2, nm), median(sh.m_ho + 2, nm),
+                       median(sh.m_mh + 2, nm), median(sh.m_l + 2, nm), median(sh.m_b2 + 2, nm));
             } else {
                 for (int i = 0; i < 2; i++)
                     if (pp[i].base.rc != CZK_OK)
@@ -662,7 +739,7 @@ int main(int argc, char **argv)
             pthread_mutex_destroy(&sh.mu);
         }
         struct pair_arg pa[2];
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < 2 && !pipe_only; i++) {
             memset(&pa[i], 0, sizeof pa[i]);
             pa[i].gpu = gpu;
             pa[i].pk = &pk;
@@ -677,6 +754,7 @@ int main(int argc, char **argv)
         double v[8];
         int ok = 1;
         unsigned preps = reps < 3 ? reps : 3;
+        if (pipe_only) ok = 0;
         for (unsigned rep = 0; rep <= preps && ok; rep++) {
             pthread_t th[2];
             double tp = now();

@@ -505,6 +505,7 @@ struct witness_job {
     czk_gpu_prove_stats *st;
     uint64_t streamed;
     double l_s, a_s, b1_s, b2_s; /* host wall times */
+    double t_start;              /* the proof's start (now_s), for the stats' end marks */
     czk_status rc;
     czk_err err;
 };
@@ -533,6 +534,7 @@ czk_status witness_msms(witness_job *j)
     st->msm_l_s = m1.device_ms * 1e-3;
     st->l_sig = m1.n_sig;
     double t1 = now_s();
+    st->t_l_s = t1 - j->t_start;
     j->l_s = t1 - t0;
     TRY_STATUS(msm<1>(ps, &res->a_in, rs ? srs->a : nullptr, 0, pk->a, ni, zs, ni, nullptr,
                       j->chunk, &m1, sb, err));
@@ -540,6 +542,7 @@ czk_status witness_msms(witness_job *j)
                       a_aux_n, zs + ni, na, asg->a_aux_density, j->chunk, &m2, sb, err));
     st->msm_a_s = (m1.device_ms + m2.device_ms) * 1e-3;
     double t2 = now_s();
+    st->t_a_s = t2 - j->t_start;
     j->a_s = t2 - t1;
     TRY_STATUS(msm<1>(ps, &res->b1_in, rs ? srs->b1 : nullptr, 0, pk->b_g1, b_in, zs, ni,
                       asg->b_input_density, j->chunk, &m1, sb, err));
@@ -548,6 +551,7 @@ czk_status witness_msms(witness_job *j)
                       asg->b_aux_density, j->chunk, &m2, sb, err));
     st->msm_b1_s = (m1.device_ms + m2.device_ms) * 1e-3;
     double t3 = now_s();
+    st->t_b1_s = t3 - j->t_start;
     j->b1_s = t3 - t2;
     if (j->b2_gpu) {
         TRY_STATUS(msm<2>(ps, &res->b2_in, rs ? srs->b2 : nullptr, 0, pk->b_g2, b_in, zs, ni,
@@ -557,6 +561,7 @@ czk_status witness_msms(witness_job *j)
                           asg->b_aux_density, j->chunk, &m2, sb, err));
         st->msm_b2_s = (m1.device_ms + m2.device_ms) * 1e-3;
         j->b2_s = now_s() - t3;
+        st->t_b2_s = now_s() - j->t_start;
     }
     return CZK_OK;
 }
@@ -699,6 +704,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     wj.b2_gpu = !st.b2_on_cpu;
     wj.res = &res;
     wj.st = &st;
+    wj.t_start = t0;
     pthread_t wthread;
     bool wstarted = false;
     if (overlap) {
@@ -728,8 +734,10 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     /* bellperson: the top coefficient is zero for a satisfied assignment */
     const size_t h_len = pk->conv == CZK_H_BELLPERSON ? m - 1 : m;
     TRY(cudaEventRecord(ps.ev[EV_H], ps.s));
+    st.t_queued_s = now_s() - t0;
     TRY(cudaEventSynchronize(ps.ev[EV_H]));
     double t1 = now_s();
+    st.t_h_s = t1 - t0;
     tm.ntt = t1 - t0;
     float ms = 0;
     TRY(cudaEventSynchronize(ps.ev[EV_Z]));
@@ -741,6 +749,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
      * beside them (streamed bases would share the copy engine with its copies). */
     if (o.on_compute != nullptr && srs != nullptr && room_for_next(gpu, ps.pool)) {
         st.overlapped = true;
+        st.t_handoff_s = now_s() - t0;
         o.on_compute(o.on_compute_arg);
     }
 
@@ -752,6 +761,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     st.msm_h_s = mh.device_ms * 1e-3;
     st.h_sig = mh.n_sig;
     double t2 = now_s();
+    st.t_msm_h_s = t2 - t0;
     tm.msm_h = t2 - t1;
     if (wstarted) {
         pthread_join(wthread, nullptr);

@@ -116,6 +116,7 @@ typedef struct czk_engine_config {
     bool pageable_buffers;         /* true: no pinned pool (to measure what it buys) */
     unsigned synthesis_threads;    /* threads of the math pool; 0 = all CPUs */
     unsigned synthesis_workers;    /* partitions synthesized at once; 0 = auto */
+    unsigned synthesis_nice;       /* synthesis threads' nice steps below the daemon's (0..19) */
     int gpu_mode;                  /* 0 auto, 1 CPU only, 2 GPU required */
     const int *gpus;               /* ordinals to use; NULL = all */
     size_t ngpus;
@@ -208,7 +209,7 @@ typedef struct czk_job_event {
     int32_t partition; /* -1 when the event is about the whole job */
     char worker[32];   /* "gpu0", "cpu", "synth3", "" */
     uint64_t unix_us;  /* when it happened */
-    char message[256]; /* failure details, etc. */
+    char message[512]; /* failure details, the GPU prover's stage times, etc. */
 } czk_job_event;
 
 CZK_API const char *czk_job_event_name(czk_job_event_type t); /* "queued", "gpu_start", ... */

@@ -299,6 +299,11 @@ typedef struct czk_gpu_prove_stats {
     double gpu_s;         /**< wall time from the first copy to the last MSM result */
     size_t h_sig, l_sig;  /**< significant (not 0/1) scalars in the H and L MSMs */
     bool overlapped;      /**< opts.on_compute was called */
+    /** Host wall clock from the call's start to: the copies and transforms queued
+     * (t_queued_s), H ready (t_h_s), on_compute called (t_handoff_s, 0 if not), the H MSM's
+     * result (t_msm_h_s), and each witness MSM's result (t_l_s, t_a_s, t_b1_s, t_b2_s; on
+     * their own thread, beside the H MSM). Where a proof's time goes when proofs overlap. */
+    double t_queued_s, t_h_s, t_handoff_s, t_msm_h_s, t_l_s, t_a_s, t_b1_s, t_b2_s;
 } czk_gpu_prove_stats;
 
 /**

@@ -27,6 +27,15 @@ CZK_API void czk_pool_destroy(czk_pool *pool);
 /** Number of workers (the caller counts as one); 1 for a NULL pool. */
 CZK_API unsigned czk_pool_size(const czk_pool *pool);
 CZK_API void czk_pool_run(czk_pool *pool, size_t ntasks, czk_pool_fn fn, void *ctx);
+/**
+ * As czk_pool_create, with the pool's threads running `nice` steps below the creating
+ * thread's priority (Linux nice values, per thread; 0 = the same): bulk work that must not
+ * delay latency-sensitive threads on a full host. The caller of czk_pool_run works at its
+ * own priority (see czk_thread_lower_priority).
+ */
+CZK_API czk_status czk_pool_create_nice(czk_pool **out, unsigned nthreads, int nice, czk_err *err);
+/** Lower the calling thread's priority by `nice` steps (at most to 19); 0 does nothing. */
+CZK_API void czk_thread_lower_priority(int nice);
 /** Number of online CPUs. */
 CZK_API unsigned czk_cpu_count(void);
 

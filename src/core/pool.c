@@ -1,8 +1,11 @@
 #include "czk/alloc.h"
 #include "czk/pool.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 struct czk_pool {
@@ -20,6 +23,7 @@ struct czk_pool {
     void *ctx;
     size_t ntasks;
     atomic_size_t next;
+    int nice; /* the workers' priority below the creator's */
 };
 
 /* The pool whose worker the current thread is, for nested runs. */
@@ -46,6 +50,19 @@ struct worker_arg {
     unsigned index;
 };
 
+void czk_thread_lower_priority(int nice)
+{
+    if (nice <= 0) return;
+    /* Linux keeps a nice value per thread (PRIO_PROCESS with a thread id). Lowering it
+     * needs no privilege; a failure (another OS) leaves the thread as it was. */
+    id_t tid = (id_t)syscall(SYS_gettid);
+    errno = 0;
+    int cur = getpriority(PRIO_PROCESS, tid);
+    if (cur == -1 && errno != 0) return;
+    int want = cur + nice > 19 ? 19 : cur + nice;
+    (void)setpriority(PRIO_PROCESS, tid, want);
+}
+
 static void *worker_main(void *p)
 {
     struct worker_arg *arg = p;
@@ -54,6 +71,7 @@ static void *worker_main(void *p)
     czk_free(arg);
     current_pool = pool;
     current_worker = index;
+    czk_thread_lower_priority(pool->nice);
     unsigned long seen = 0;
     pthread_mutex_lock(&pool->lock);
     for (;;) {
@@ -74,10 +92,16 @@ static void *worker_main(void *p)
 
 czk_status czk_pool_create(czk_pool **out, unsigned nthreads, czk_err *err)
 {
+    return czk_pool_create_nice(out, nthreads, 0, err);
+}
+
+czk_status czk_pool_create_nice(czk_pool **out, unsigned nthreads, int nice, czk_err *err)
+{
     if (nthreads == 0) nthreads = czk_cpu_count();
     czk_pool *pool = czk_calloc(1, sizeof *pool);
     if (pool == NULL) return czk_err_set(err, CZK_ENOMEM, "thread pool: out of memory");
     pool->nthreads = nthreads;
+    pool->nice = nice > 0 ? nice : 0;
     pthread_mutex_init(&pool->lock, NULL);
     pthread_mutex_init(&pool->run_lock, NULL);
     pthread_cond_init(&pool->wake, NULL);

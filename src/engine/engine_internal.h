@@ -169,7 +169,7 @@ typedef struct czk__part {
     czk_groth16_proof proof;
     czk_status prove_status;
     char prove_msg[CZK_ERR_MSG_MAX];
-    char prove_note[256]; /* the GPU prover's stage times, for the gpu_end event */
+    char prove_note[512]; /* the GPU prover's stage times, for the gpu_end event */
     uint64_t t_synth_start, t_synth_end, t_prove_start, t_prove_end; /* monotonic µs */
     char worker[32];
 } czk__part;
@@ -313,6 +313,7 @@ typedef struct czk__gpu_lock {
     pthread_cond_t cv;
     bool busy;
     unsigned urgent_waiting;
+    unsigned inflight; /* proofs on the GPU: the holder's and those that handed it on */
 } czk__gpu_lock;
 
 struct czk_engine {
@@ -354,6 +355,8 @@ struct czk_engine {
     bool draining, stopping, crashed, closed;
     bool pause_provers; /* test hook */
     uint64_t fail_verify_count; /* test hook: corrupt the next n proofs */
+    uint64_t fail_gpu_oom_count; /* test hook: the next n GPU proofs run out of memory */
+    int synth_nice;             /* synthesis threads' nice steps below the provers' */
 
     czk__pinned_pool pinned;
     czk__journal *journal;
@@ -410,6 +413,8 @@ void czk__engine_crash(czk_engine *e);
 void czk__engine_pause_provers(czk_engine *e, bool pause);
 /** Corrupt the next n proofs before self-verification. */
 void czk__engine_fail_next_verifications(czk_engine *e, uint64_t n);
+/* Test hook: the next n GPU proofs fail with CZK_ERESOURCE before they start. */
+void czk__engine_fail_next_gpu_proofs_oom(czk_engine *e, uint64_t n);
 /** Make pooled pinned allocations fail (fallback path). */
 void czk__engine_pinned_fault(czk_engine *e, bool on);
 void czk__engine_pinned_stats(czk_engine *e, czk__pinned_stats *out);

@@ -89,6 +89,9 @@ static const opt opts[] = {
      "threads of the math pool; 0 = all CPUs"},
     {"synthesis", "workers", T_U64, O(synthesis_workers), "0", 0, 1024,
      "partitions synthesized at once; 0 = sized from the memory budget"},
+    {"synthesis", "nice", T_U64, O(synthesis_nice), "10", 0, 19,
+     "synthesis threads run this many nice steps below the GPU-feeding threads, which then "
+     "get a core at once on a full host"},
     {"logging", "level", T_STR, O(log_level), "info", 0, 0, "trace, debug, info, warn, error or off"},
     {"logging", "format", T_STR, O(log_format), "logfmt", 0, 0, "logfmt or json (one object per line)"},
     {"logging", "grpc_verbosity", T_STR, O(grpc_verbosity), "error", 0, 0,
@@ -405,6 +408,7 @@ czk_status czk__config_to_engine(const czk_daemon_config *c, czk_engine_config *
     ec->test_params = c->test_params;
     ec->synthesis_threads = (unsigned)c->synthesis_threads;
     ec->synthesis_workers = (unsigned)c->synthesis_workers;
+    ec->synthesis_nice = (unsigned)c->synthesis_nice;
     ec->gpu_workers_per_device = (unsigned)c->gpu_workers_per_device;
     /* Zero means "default" in the engine's config, so a 0 s value becomes 1 ms. */
     ec->retention_s = c->retention_ms / 1000 ? c->retention_ms / 1000 : 1;

@@ -54,6 +54,7 @@ typedef struct czk_daemon_config {
     /* [synthesis] */
     uint64_t synthesis_threads;
     uint64_t synthesis_workers;
+    uint64_t synthesis_nice;
     /* [logging] */
     char *log_level;
     char *log_format;      /* logfmt or json */

@@ -894,6 +894,62 @@ static void test_verify_retry_and_fallback(void)
     CHECK(strstr(err.msg, "/proc/czk-no-such-dir") != NULL);
 }
 
+/* The gpu_end events' messages of a job (the GPU prover's note). */
+typedef struct note_rec {
+    pthread_mutex_t mu;
+    int gpu_ends, retried;
+} note_rec;
+
+static void on_note(void *ctx, const czk_job_event *ev)
+{
+    note_rec *r = ctx;
+    pthread_mutex_lock(&r->mu);
+    if (ev->type == CZK_EV_GPU_END) {
+        r->gpu_ends++;
+        if (strstr(ev->message, "retried=1") != NULL) r->retried++;
+    }
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* A GPU proof that runs out of device memory (as one beside a proof that handed the GPU
+ * on can) is proved again on the GPU with it to itself, not failed nor sent to the CPU. */
+static void test_gpu_oom_retry(void)
+{
+    if (czk_gpu_count() == 0) {
+        printf("     (skipped: no GPU; the retry is the GPU prover's)\n");
+        return;
+    }
+    char dd[400];
+    new_data_dir(dd, sizeof dd);
+    czk_engine *e = make_engine(dd, 0, 0);
+    if (e == NULL) return;
+    czk_err err;
+    czk_job_info info;
+    czk_job_request req = circom_req(NULL, wtns_good, wtns_good_len, CZK_PRIO_NORMAL);
+    czk__engine_fail_next_gpu_proofs_oom(e, 1);
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_OK);
+    char id[CZK_JOB_ID_MAX];
+    snprintf(id, sizeof id, "%s", info.job_id);
+    CHECK_STATUS(czk_engine_await(e, id, 60000, &info, &err), CZK_OK);
+    CHECK(info.state == CZK_JOB_DONE && proof_valid(&info));
+    czk_job_info_clear(&info);
+    note_rec rec;
+    memset(&rec, 0, sizeof rec);
+    pthread_mutex_init(&rec.mu, NULL);
+    uint64_t wh = 0;
+    CHECK_STATUS(czk_engine_watch(e, id, on_note, &rec, &wh, &err), CZK_OK);
+    czk_engine_unwatch(e, wh);
+    CHECK_MSG(rec.gpu_ends == 1 && rec.retried == 1, "%d gpu_end events, %d retried",
+              rec.gpu_ends, rec.retried);
+    /* The GPU's lock and in-flight count are back: the next job proves normally. */
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_OK);
+    CHECK_STATUS(czk_engine_await(e, info.job_id, 60000, &info, &err), CZK_OK);
+    CHECK(info.state == CZK_JOB_DONE && proof_valid(&info));
+    czk_job_info_clear(&info);
+    pthread_mutex_destroy(&rec.mu);
+    czk_engine_destroy(e);
+}
+
 /* czk_test_run reports CPU time; the engine's tests mostly wait, so show wall time too. */
 static void run_wall(const char *name, void (*fn)(void))
 {
@@ -1161,6 +1217,7 @@ int main(void)
     RUNW(test_budget_backpressure);
     RUNW(test_bad_input);
     RUNW(test_verify_retry_and_fallback);
+    RUNW(test_gpu_oom_retry);
     RUNW(test_evict_under_pressure);
     RUNW(test_cancel_storm);
     czk_free(wtns_good);

@@ -3,7 +3,12 @@
 #include "czk/pool.h"
 #include "czk_test.h"
 
+#include <errno.h>
+#include <string.h>
 #include <stdatomic.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 struct count_ctx {
     atomic_int *hits;
@@ -78,10 +83,53 @@ static void test_nested(void)
     czk_pool_destroy(pool);
 }
 
+/* The nice value of the thread running each task: workers at the pool's level, the caller
+ * at its own. */
+struct nice_ctx {
+    atomic_int seen[4]; /* per worker index: nice + 100, 0 = not seen */
+};
+
+static void nice_task(void *p, size_t i, unsigned w)
+{
+    (void)i;
+    struct nice_ctx *c = p;
+    errno = 0;
+    int v = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+    if (w < 4 && !(v == -1 && errno != 0)) atomic_store(&c->seen[w], v + 100);
+    usleep(2000); /* so that every worker takes a task */
+}
+
+static void test_nice(void)
+{
+    errno = 0;
+    int base = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+    if (base > 14) {
+        printf("     (skipped: this thread already runs at nice %d)\n", base);
+        return;
+    }
+    czk_pool *pool = NULL;
+    CHECK_STATUS(czk_pool_create_nice(&pool, 4, 5, NULL), CZK_OK);
+    struct nice_ctx c;
+    memset(&c, 0, sizeof c);
+    czk_pool_run(pool, 64, nice_task, &c);
+    CHECK_MSG(atomic_load(&c.seen[0]) == base + 100, "caller at nice %d, want %d",
+              atomic_load(&c.seen[0]) - 100, base);
+    for (unsigned w = 1; w < 4; w++)
+        CHECK_MSG(atomic_load(&c.seen[w]) == 0 || atomic_load(&c.seen[w]) == base + 5 + 100,
+                  "worker %u at nice %d, want %d", w, atomic_load(&c.seen[w]) - 100, base + 5);
+    int workers_seen = 0;
+    for (unsigned w = 1; w < 4; w++) workers_seen += atomic_load(&c.seen[w]) != 0;
+    CHECK(workers_seen >= 1);
+    czk_pool_destroy(pool);
+    /* A thread lowers itself; the process's other threads keep their level. */
+    CHECK(getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid)) == base);
+}
+
 int main(void)
 {
     czk_test_seed();
     RUN(test_pool_sizes);
     RUN(test_nested);
+    RUN(test_nice);
     return czk_test_finish();
 }
