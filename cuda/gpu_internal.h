@@ -82,6 +82,11 @@ czk_status czk__gpu_bases_alloc(int gpu, int group, size_t n, czk_gpu_bases **ou
 czk_status czk__gpu_fixed_base_dev(int gpu, int group, void *out_dev, const czk_fr *k, size_t n,
                                    czk_err *err);
 
+/* Priority of the streams the MSMs started on the calling thread run on (CUDA's scale:
+ * 0 the default, lower is more urgent; cudaDeviceGetStreamPriorityRange gives the range). */
+void czk__gpu_set_thread_msm_priority(int priority);
+int czk__gpu_thread_msm_priority(void);
+
 /**
  * MSM on GPU `gpu` over device memory: `nbases` affine points of group 1 or 2 at
  * `bases_dev` and n canonical scalars at `scalars_dev`, with the semantics of
@@ -108,6 +113,14 @@ czk_status czk__gpu_h_vector(const czk__gpu_h *h, czk_fr *v_dev, int which, void
 czk_status czk__gpu_h_finish(const czk__gpu_h *h, czk_fr *a_dev, czk_fr *b_dev,
                              const czk_fr *c_dev, void *stream, czk_err *err);
 void czk__gpu_h_end(czk__gpu_h *h);
+
+/**
+ * Tests only (cuda/ntt.cu): twiddle tables built from now on are stored whole up to
+ * 2^boundary_max_log entries (boundary levels) and 2^scale_max_log entries (coset tables),
+ * split above; -1 restores the default choice. Cached tables keep their form until
+ * czk_gpu_ntt_release.
+ */
+void czk__gpu_ntt_set_whole_max(int boundary_max_log, int scale_max_log);
 
 #ifdef __cplusplus
 }

@@ -72,15 +72,23 @@ __global__ void digits_kernel(const czk_scalar *scalars, const uint64_t *sig_ik,
 }
 
 /* Minimum resident blocks per SM asked of the compiler for G1 bucket accumulation (it caps
- * the registers: 4 blocks of 128 threads leave 128 per thread). G2's Fp2 accumulator does not
- * fit in that without spilling, so G2 keeps the default. Built with 4 on an H200 (128
+ * the registers: 4 blocks of 128 threads leave 128 per thread). Built with 4 on an H200 (128
  * registers instead of 138, 40 bytes spilled) G1 2^26 ran the same and 2^27 1.7% slower, so
- * the default asks nothing. */
+ * the default asks nothing. That was before the wide squaring and fused y3 (ff.cuh, ec.cuh):
+ * with them ptxas (CUDA 13.0, sm_90, this file's flags) gives G1 196 registers, so 2 blocks
+ * (8 warps) per SM, and 3 blocks (12 warps, at most 168 registers) 168 registers with 28
+ * bytes spilled. CZK_MSM_ACC_MIN_BLOCKS_G2 is the same for G2 (default 1: 246 registers,
+ * 8 warps); 3 gives 168 registers, 8 bytes spilled, a 1696-byte stack frame against 1536;
+ * 4 spills 140 bytes. Timed on an H200 (median of 5) both 3s were slower: G1 2^26 411.3 →
+ * 417.1 ms, G2 2^24 447.1 → 495.8 ms, so both defaults stay 1. */
 #ifndef CZK_MSM_ACC_MIN_BLOCKS
 #define CZK_MSM_ACC_MIN_BLOCKS 1
 #endif
+#ifndef CZK_MSM_ACC_MIN_BLOCKS_G2
+#define CZK_MSM_ACC_MIN_BLOCKS_G2 1
+#endif
 template <class F> struct acc_min_blocks {
-    static constexpr int value = 1;
+    static constexpr int value = CZK_MSM_ACC_MIN_BLOCKS_G2;
 };
 template <> struct acc_min_blocks<fp_t> {
     static constexpr int value = CZK_MSM_ACC_MIN_BLOCKS;
@@ -290,7 +298,8 @@ struct scratch {
     {
         TRY_STATUS(select_gpu(gpu, err));
         TRY_STATUS(czk__gpu_mem_pool(gpu, &pool, err));
-        TRY(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+        TRY(cudaStreamCreateWithPriority(&st, cudaStreamNonBlocking,
+                                         czk__gpu_thread_msm_priority()));
         TRY(cudaEventCreate(&ev0));
         TRY(cudaEventCreate(&ev1));
         return CZK_OK;
@@ -975,6 +984,14 @@ czk_status czk_gpu_g2s_msm(int gpu, czk_g2_jac *out, const czk_g2_affine *bases,
 {
     return msm_host<g2_traits>(gpu, out, bases, scalars, n, density, err);
 }
+
+/* The MSM stream priority of the calling thread (0, CUDA's default, unless a prover set it
+ * for an urgent proof). Thread-local: proofs on other threads keep theirs. */
+static thread_local int t_msm_priority = 0;
+
+void czk__gpu_set_thread_msm_priority(int priority) { t_msm_priority = priority; }
+
+int czk__gpu_thread_msm_priority(void) { return t_msm_priority; }
 
 void czk_gpu_msm_trim(int gpu)
 {

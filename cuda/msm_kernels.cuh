@@ -124,12 +124,103 @@ CZK_HD void digits_body(uint32_t j, const czk_scalar *scalars, const uint64_t *s
 }
 
 /*
+ * Switches for bucket accumulation (each 0 restores the older code, for measuring one against
+ * the other in one build):
+ *
+ * CZK_MSM_ACC_PREFETCH, a bit mask: bit 0 for G1, bit 1 for G2 (default 0, neither). With a
+ * bit set, a thread loads entry i + 1's key and affine base, and entry i + 2's value, before
+ * it adds entry i, so the random global load of the next base (hundreds of cycles) overlaps
+ * one addition (about 1500 instructions for G1) instead of being hidden only by other warps,
+ * of which the register-heavy accumulation leaves few per SM. The base load's address (the
+ * value) is itself loaded one entry earlier, so issuing it never waits on a load. Costs the
+ * registers of one affine point (24 for G1, 48 for G2) and one value: ptxas (CUDA 13.0,
+ * sm_90) G1 196 → 214 registers, G2 246 → 255, no spills; both stay at 8 warps per SM.
+ *
+ * CZK_MSM_ACC_L2PF, a distance D (default 0, off): before adding entry i, a thread asks L2
+ * for entry i + D's base with one bulk prefetch (sm_90 cp.async.bulk.prefetch.L2), so that
+ * the later load of it finds it in L2 instead of HBM. Unlike CZK_MSM_ACC_PREFETCH it holds
+ * no point in registers (one value and an address), so it suits the register-bound
+ * kernels; the value of entry i + D + 1 is loaded one entry ahead, so the prefetch never waits
+ * on a load. For both groups; on the host it only reads the values and bases. ptxas with
+ * D = 2: G1 200 registers, G2 248, no spills.
+ *
+ * CZK_MSM_G1_LEAN, CZK_MSM_G2_LEAN (default 0): 1 adds with xyzz_t::add_affine_lean, the
+ * same formula ordered so that fewer field values are live at once (cuda/ec.cuh); 2 the same
+ * with the Fp2 products taking their operands by value (lean_ops; for G1 the same as 1).
+ *
+ * Measured on an H200 (bench_gpu_msm, median of 5; G1 2^24 / 2^26 / G2 2^24 in ms), against
+ * the defaults' 118.5 / 411.3 / 447.1: CZK_MSM_ACC_L2PF=2 123.6 / 429.9 / 453.0;
+ * CZK_MSM_ACC_MIN_BLOCKS=3 with CZK_MSM_ACC_MIN_BLOCKS_G2=3 (168 registers, 12 warps an SM,
+ * a few bytes spilled) 119.3 / 417.1 / 495.8; both 120.4 / 420.2 / 507.5. All slower, so all
+ * stay off. PREFETCH (more registers, the same 8 warps) and the LEAN orderings (G2 224
+ * registers, also 8 warps) were not timed.
+ */
+#ifndef CZK_MSM_ACC_PREFETCH
+#define CZK_MSM_ACC_PREFETCH 0
+#endif
+#ifndef CZK_MSM_ACC_L2PF
+#define CZK_MSM_ACC_L2PF 0
+#endif
+#ifndef CZK_MSM_G1_LEAN
+#define CZK_MSM_G1_LEAN 0
+#endif
+#ifndef CZK_MSM_G2_LEAN
+#define CZK_MSM_G2_LEAN 0
+#endif
+
+/* The build's choice of the switches above for each field. */
+template <class F> struct acc_config {
+    static constexpr bool prefetch = (CZK_MSM_ACC_PREFETCH & 1) != 0;
+    static constexpr int lean = CZK_MSM_G1_LEAN;
+    static constexpr uint32_t l2pf = CZK_MSM_ACC_L2PF;
+};
+template <> struct acc_config<fp2_t> {
+    static constexpr bool prefetch = (CZK_MSM_ACC_PREFETCH & 2) != 0;
+    static constexpr int lean = CZK_MSM_G2_LEAN;
+    static constexpr uint32_t l2pf = CZK_MSM_ACC_L2PF;
+};
+
+/* Ask L2 for the sizeof(T) bytes at p (16-byte aligned, size a multiple of 16): one bulk
+ * prefetch on sm_90; before sm_90 a line prefetch for its first and for its last byte (a
+ * point spans at most two 128-byte lines). On the host it reads those two bytes, so that the
+ * host tests (and sanitizers) see every address it takes. */
+template <class T> CZK_HD void prefetch_l2(const T *p)
+{
+    static_assert(sizeof(T) % 16 == 0 && alignof(T) % 16 == 0, "bulk prefetch size, alignment");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("{\n\t.reg .u64 a;\n\tcvta.to.global.u64 a, %0;\n\t"
+                 "cp.async.bulk.prefetch.L2.global [a], %1;\n\t}" ::"l"(p),
+                 "r"((uint32_t)sizeof(T))
+                 : "memory");
+#elif defined(__CUDA_ARCH__)
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+    asm volatile("prefetch.global.L2 [%0];" ::"l"((const char *)p + sizeof(T) - 1));
+#else
+    (void)*(const volatile char *)p;
+    (void)*((const volatile char *)p + sizeof(T) - 1);
+#endif
+}
+
+template <int LEAN, class F> CZK_HD void acc_add_affine(xyzz_t<F> &acc, const affine_t<F> &p)
+{
+    if constexpr (LEAN == 2)
+        acc.template add_affine_lean<true>(p);
+    else if constexpr (LEAN == 1)
+        acc.template add_affine_lean<false>(p);
+    else
+        acc.add_affine(p);
+}
+
+/*
  * Bucket accumulation, level 0: thread g handles entries [t·L, t·L + L) of window w
  * (g = w·chunks + t) of the sorted keys/vals. Runs of equal keys are summed; a run that
  * starts a bucket is written to its bucket, a run that continues a bucket from the previous
  * chunk goes to carry slot g (key w·nb + bucket). ckeys[g] = KEY_NONE when there is none.
+ * PF, LEAN and L2PF pick the variants described with the switches above; every variant
+ * writes the same buckets and carries (tests/unit/test_msm_host.cpp).
  */
-template <class F>
+template <class F, bool PF = acc_config<F>::prefetch, int LEAN = acc_config<F>::lean,
+          uint32_t L2PF = acc_config<F>::l2pf>
 CZK_HD void bucket_acc_body(uint32_t g, const affine_t<F> *bases, const uint32_t *keys,
                             const uint32_t *vals, uint32_t nsig, uint32_t chunks, uint32_t nwin,
                             uint32_t L, uint32_t nb, xyzz_t<F> *buckets, uint32_t *ckeys,
@@ -145,8 +236,25 @@ CZK_HD void bucket_acc_body(uint32_t g, const affine_t<F> *bases, const uint32_t
     if (cur >= nb) return; /* zero digits sort last: nothing left in this window */
     bool carry = start > 0 && wk[start - 1] == cur;
     xyzz_t<F> acc = xyzz_t<F>::inf();
+    /* The prefetch pipeline (PF only): key kn, value v and base p of the entry being added,
+     * value vn of the next one. Indices past the chunk are clamped to its last entry, so
+     * every load stays in bounds; the values loaded there are never used. */
+    uint32_t kn = cur, v = 0, vn = 0;
+    affine_t<F> p = affine_t<F>::inf();
+    if constexpr (PF) {
+        v = wv[start];
+        p = bases[v & ~SIGN_BIT];
+        vn = wv[umin(start + 1, end - 1)];
+    }
+    /* The L2 prefetch (L2PF > 0): value vpf of entry i + L2PF, clamped like the above. */
+    uint32_t vpf = 0;
+    if constexpr (L2PF > 0) vpf = wv[umin(start + L2PF, end - 1)];
     for (uint32_t i = start; i < end; i++) {
-        uint32_t k = wk[i];
+        uint32_t k;
+        if constexpr (PF)
+            k = kn;
+        else
+            k = wk[i];
         if (k != cur) {
             if (carry) {
                 ckeys[g] = w * nb + cur;
@@ -159,9 +267,23 @@ CZK_HD void bucket_acc_body(uint32_t g, const affine_t<F> *bases, const uint32_t
             cur = k;
             acc = xyzz_t<F>::inf();
         }
-        uint32_t v = wv[i];
-        affine_t<F> p = bases[v & ~SIGN_BIT];
-        acc.add_affine(p.cneg((v & SIGN_BIT) != 0));
+        if constexpr (L2PF > 0) {
+            prefetch_l2(bases + (vpf & ~SIGN_BIT));
+            vpf = wv[umin(i + L2PF + 1, end - 1)];
+        }
+        if constexpr (PF) {
+            affine_t<F> pn = bases[vn & ~SIGN_BIT];
+            kn = wk[umin(i + 1, end - 1)];
+            uint32_t vnn = wv[umin(i + 2, end - 1)];
+            acc_add_affine<LEAN>(acc, p.cneg((v & SIGN_BIT) != 0));
+            p = pn;
+            v = vn;
+            vn = vnn;
+        } else {
+            uint32_t vi = wv[i];
+            affine_t<F> pi = bases[vi & ~SIGN_BIT];
+            acc_add_affine<LEAN>(acc, pi.cneg((vi & SIGN_BIT) != 0));
+        }
     }
     if (carry) {
         ckeys[g] = w * nb + cur;

@@ -5,16 +5,21 @@
  *
  * Multiplications per element for one transform of 2^27 points (3 passes of 9 bits): 12 in
  * the butterflies (8 non-trivial stages of 9 per pass, half an element each), 2 to apply the
- * boundary twiddles and 1 to form the first level's twiddle from its split table: 15, against
- * 13.5 for the radix-2 count that the spec's 35 ms floor assumes. A coset shift or 1/n adds
- * 1 (constant) or 2 (split table) in the first or last pass, never another pass over memory.
+ * boundary twiddles and, where the 2^27-entry level is split, 1 to form the first level's
+ * twiddle (whole_policy stores it whole where the device has room): 14 or 15, against 13.5
+ * for the radix-2 count that the spec's 35 ms floor assumes. With CZK_NTT_SKIP_UNIT
+ * (ntt.cuh) the products by 1 of each pass's lowest round are skipped: 12.875 or 13.875.
+ * A coset shift or 1/n adds 1 (constant) or 2 (split table) in the first or last pass, never
+ * another pass over memory.
  *
  * Measured on an H200 (bench/bench_gpu_ntt.c, data on the device, median of 5), with the
- * transforms' Fr of ntt.cuh (every product pair fused, see ff.cuh's fr_rt_params): forward NR
- * 2^26 20.4 ms, 2^27 42.1 ms (sppark 20.9 / 42.3), inverse NR 2^27 44.4 ms; the Groth16 H
- * step at 2^27 284.7 ms (bellperson, 6 transforms: the H section below) and 271.7 ms
- * (snarkjs, 6). With fr_params the same code took 45.7 ms and 312.7 ms (H in 7 transforms:
- * 353.6 ms). Earlier ncu profile (fr_params): the three passes of a 2^27 transform took 18.1,
+ * transforms' Fr of ntt.cuh (every product pair fused, see ff.cuh's fr_rt_params), the
+ * 2^27-entry levels whole (built on the GPU) and the products by 1 skipped: forward NR 2^26
+ * 18.6 ms, 2^27 37.7 ms (sppark 20.9 / 42.3), inverse NR 2^27 40.1 ms; the Groth16 H step at
+ * 2^27 260.9 ms (bellperson, 6 transforms: the H section below) and 246.6 ms (snarkjs, 6).
+ * Step by step at 2^27 (forward NR / H): split levels 42.0 / 284.8 ms, whole 40.0 / 274.9,
+ * and skipping the products by 1 37.7 / 260.9. With fr_params the code of split levels took
+ * 45.7 ms and 312.7 ms (H in 7 transforms: 353.6 ms). Earlier ncu profile (fr_params): the three passes of a 2^27 transform took 18.1,
  * 15.6 and 12.4 ms for 6, 5 and 4 multiplications per element, time following the
  * multiplication count, with the IMAD pipe ~82% busy and 16 warps per SM.
  */
@@ -41,12 +46,27 @@ namespace {
 
 constexpr unsigned MAX_GPUS = 16;
 constexpr unsigned MAX_PASSES = 3;
-/* Boundary twiddle levels of up to 2^20 entries (32 MB) are stored whole: one load instead
- * of two loads and a multiplication. (A host harness may lower it to test the split form.) */
+/* Boundary twiddle levels of up to 2^20 entries (32 MB) are always stored whole: one load
+ * instead of two loads and a multiplication. (A host harness may lower it to test the split
+ * form.) */
 #ifndef CZK_NTT_DIRECT_MAX
 #define CZK_NTT_DIRECT_MAX 20
 #endif
 constexpr unsigned DIRECT_MAX = CZK_NTT_DIRECT_MAX;
+
+/*
+ * CZK_NTT_GPU_WHOLE (default 1): whole tables are expanded on the device from their split
+ * form (table_expand, one multiplication per entry: a 2^27 table in a few milliseconds
+ * against ~30 s for the host's chain of products), and boundary levels above DIRECT_MAX
+ * are stored whole too when the device has room (whole_policy). 0 restores the earlier
+ * behaviour exactly: whole tables built on the host, levels above DIRECT_MAX split unless
+ * the CZK_GPU_NTT_DIRECT_MAX knob says otherwise. Measured on an H200 (median of 5): forward
+ * NR 2^27 42.03 → 40.00 ms, the bellperson H step 284.8 → 274.9 ms, for 8 GiB of device
+ * memory (the 2^27 level, both directions) kept for the process's life.
+ */
+#ifndef CZK_NTT_GPU_WHOLE
+#define CZK_NTT_GPU_WHOLE 1
+#endif
 
 /* A benchmarking knob read once from the environment: def unless set within [lo, hi]. */
 unsigned env_knob(const char *name, unsigned def, unsigned lo, unsigned hi)
@@ -59,11 +79,13 @@ unsigned env_knob(const char *name, unsigned def, unsigned lo, unsigned hi)
 
 /* Knobs for measuring whole tables against split ones (one load against two loads and a
  * multiplication per element) at the price of device memory, 2^M × 32 bytes each:
- * CZK_GPU_NTT_DIRECT_MAX for the boundary twiddles (default DIRECT_MAX), and
+ * CZK_GPU_NTT_DIRECT_MAX for the boundary twiddles (levels of up to 2^knob entries whole,
+ * larger ones split; unset: whole_policy, or DIRECT_MAX with CZK_NTT_GPU_WHOLE=0), and
  * CZK_GPU_NTT_SCALE_DIRECT_MAX for the coset tables (default 0: always split). */
-unsigned direct_max()
+constexpr unsigned KNOB_UNSET = ~0u;
+unsigned direct_max_knob()
 {
-    static const unsigned v = env_knob("CZK_GPU_NTT_DIRECT_MAX", DIRECT_MAX, 0, 28);
+    static const unsigned v = env_knob("CZK_GPU_NTT_DIRECT_MAX", KNOB_UNSET, 0, 28);
     return v;
 }
 unsigned scale_direct_max()
@@ -71,12 +93,66 @@ unsigned scale_direct_max()
     static const unsigned v = env_knob("CZK_GPU_NTT_SCALE_DIRECT_MAX", 0, 0, 28);
     return v;
 }
+
+/* Overrides of both knobs for tests (czk__gpu_ntt_set_whole_max; -1: none). Read and written
+ * under g_lock. */
+int g_hook_whole = -1, g_hook_scale = -1;
+
+/*
+ * Whether a boundary level of 2^M entries is stored whole, by default (under g_lock, with
+ * the GPU current). Whole when the table is at most 1/16 of the device's memory and the
+ * device keeps at least four times the table free before it is allocated; levels of up to
+ * DIRECT_MAX bits always. Measured on an H200 last session with every level whole
+ * (CZK_GPU_NTT_DIRECT_MAX=27): forward NR 2^27 −1.2 % (42.1 ms) and the Groth16 H step at
+ * 2^27 −2.2 % (284.7 ms): the first pass's twiddle becomes one load instead of two loads
+ * and a multiplication. The price, for the process lifetime (the tables are cached): a
+ * 2^27 transform's top level is 2^27 entries, 4 GiB, once per direction, so 8 GiB for a
+ * root family's 2^27 domain (its other level, 2^18, is 8 MB); a 141 GB H200 qualifies, a
+ * 24 GB card does not (4 GiB > 1.5 GB). In czkd the SRS (~47 GB) and two proofs' buffers
+ * (~60 GB) leave room for it (though it narrows prove.cu's room_for_next margin). Coset
+ * tables stay split: at 2^27 two more 4 GiB tables per H convention, to save one product
+ * per element in three of the six H transforms; each whole table also adds a 4 GiB read
+ * to the pass that uses it, which is likely why the boundary tables gained 1.2 % where the
+ * product count (15 → 14) predicts up to 6.7 %. Their knob (CZK_GPU_NTT_SCALE_DIRECT_MAX)
+ * is the only way to make them whole; with the tables built on the device it is quick to
+ * measure.
+ */
+bool whole_policy(unsigned M)
+{
+    if (M <= DIRECT_MAX) return true;
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    const uint64_t bytes = (uint64_t)sizeof(fr_t) << M;
+    return bytes <= total_b / 16 && free_b / 4 >= bytes;
+}
+
+/* Whether a boundary level (scale: a coset table) of 2^M entries is stored whole (under
+ * g_lock, with the GPU current). */
+bool want_whole(unsigned M, bool scale)
+{
+    const int hook = scale ? g_hook_scale : g_hook_whole;
+    if (hook >= 0) return M <= (unsigned)hook;
+    if (scale) return M <= scale_direct_max();
+    const unsigned knob = direct_max_knob();
+    if (knob != KNOB_UNSET) return M <= knob;
+    return CZK_NTT_GPU_WHOLE ? whole_policy(M) : M <= DIRECT_MAX;
+}
+
 /* Coset/scale tables cached per GPU (each at most 2 × 2^14 entries: 1 MB). */
 constexpr unsigned MAX_SCALES = 32;
 /* The element-wise kernels: enough blocks to fill an H200 several times over. */
 constexpr unsigned EW_THREADS = 256, EW_BLOCKS_MAX = 132 * 16;
 
 enum { FWD = 0, INV = 1 };
+
+unsigned ew_blocks(unsigned L)
+{
+    size_t b = (((size_t)1 << L) + EW_THREADS - 1) / EW_THREADS;
+    return b < EW_BLOCKS_MAX ? (unsigned)b : EW_BLOCKS_MAX;
+}
 
 /* ------------------------------------------------------------------------------------ */
 /* Plans                                                                                */
@@ -135,40 +211,6 @@ plan make_plan(unsigned L)
     p.lo[1] = p.k[2];
     p.lo[0] = p.k[1] + p.k[2];
     return p;
-}
-
-/*
- * Rounds of a pass: transform bits in chunks of three, DIF from the top, DIT from the
- * bottom. A short chunk is padded with the lowest other tile bits, which only decides how
- * the elements are spread over threads.
- */
-void set_rounds(pass_params &pp, bool dit)
-{
-    const unsigned k = pp.k, e = pp.e, joff = pp.lo == 0 ? 0 : e - k;
-    pp.nrounds = (k + 2) / 3;
-    for (unsigned r = 0; r < pp.nrounds; r++) {
-        unsigned b_lo, b_hi;
-        if (dit) {
-            b_lo = 3 * r;
-            b_hi = b_lo + 3 < k ? b_lo + 3 : k;
-        } else {
-            b_hi = k - 3 * r;
-            b_lo = b_hi >= 3 ? b_hi - 3 : 0;
-        }
-        bool used[32] = {};
-        for (unsigned b = b_lo; b < b_hi; b++) used[b + joff] = true;
-        unsigned need = 3 - (b_hi - b_lo);
-        for (unsigned s = 0; need > 0 && s < e; s++)
-            if (!used[s]) used[s] = true, need--;
-        uint32_t d = 0, q = 0, act = 0;
-        for (unsigned s = 0; s < e && q < 3; s++) {
-            if (!used[s]) continue;
-            d |= (uint32_t)s << (8 * q);
-            if (s >= b_lo + joff && s < b_hi + joff) act |= 1u << q;
-            q++;
-        }
-        pp.round[r] = d | (act << 24);
-    }
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -231,14 +273,6 @@ void table_free(dev_table *t)
     *t = dev_table{};
 }
 
-/* out[i] = first·step^i, i < n (host). */
-void host_powers(czk_fr *out, size_t n, const czk_fr &first, const czk_fr &step)
-{
-    if (n == 0) return;
-    out[0] = first;
-    for (size_t i = 1; i < n; i++) czk_fr_mul(&out[i], &out[i - 1], &step);
-}
-
 czk_status upload(fr_t **dst, const czk_fr *src, size_t n, czk_err *err)
 {
     czk_status st = dev_alloc(dst, n, err);
@@ -252,32 +286,71 @@ czk_status upload(fr_t **dst, const czk_fr *src, size_t n, czk_err *err)
     return CZK_OK;
 }
 
+#if CZK_NTT_GPU_WHOLE
 /*
- * The table of c·w^e for e < 2^M: whole when M <= direct_max, else split at h = ceil(M/2)
- * into lo[i] = w^i and hi[i] = c·w^(i·2^h).
+ * A split table made whole on the device (table_expand), its split buffers freed. Device
+ * memory running short is not an error: the table then stays split, which computes the
+ * same values.
  */
-czk_status build_table(dev_table *out, const czk_fr &w, const czk_fr &c, unsigned M,
-                       unsigned direct_max, czk_err *err)
+czk_status expand_table(dev_table *t, unsigned M, czk_err *err)
+{
+    void *q = nullptr;
+    if (cudaMalloc(&q, sizeof(fr_t) << M) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return CZK_OK;
+    }
+    fr_t *whole = static_cast<fr_t *>(q);
+    /* A stream of its own: the caller's streams may be non-blocking ones that the legacy
+     * stream does not order against, and a wait for this stream alone leaves other work on
+     * the device (another proof's MSMs) running. */
+    cudaStream_t s = nullptr;
+    cudaError_t e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    if (e == cudaSuccess) {
+        CZK_NTT_LAUNCH(table_expand, ew_blocks(M), EW_THREADS, 0, s, whole, t->view(), M);
+        e = cudaGetLastError();
+        cudaError_t e2 = cudaStreamSynchronize(s);
+        if (e == cudaSuccess) e = e2;
+        (void)cudaStreamDestroy(s);
+    }
+    if (e != cudaSuccess) {
+        dev_free(whole);
+        CZK_CUDA_TRY(err, e);
+    }
+    table_free(t);
+    t->lo = whole;
+    return CZK_OK;
+}
+#endif
+
+/*
+ * The table of c·w^e for e < 2^M: whole, or split at h = split_bits(M) into lo[i] = w^i
+ * and hi[i] = c·w^(i·2^h). With CZK_NTT_GPU_WHOLE the split form is always built on the
+ * host (2^h + 2^(M−h) entries) and a whole table is expanded from it on the device.
+ */
+czk_status build_table(dev_table *out, const czk_fr &w, const czk_fr &c, unsigned M, bool whole,
+                       czk_err *err)
 {
     *out = dev_table{};
-    bool whole = M <= direct_max;
-    unsigned h = whole ? M : (M + 1) / 2;
+#if CZK_NTT_GPU_WHOLE
+    if (whole) {
+        czk_status st = build_table(out, w, c, M, false, err);
+        if (st == CZK_OK) st = expand_table(out, M, err);
+        if (st != CZK_OK) table_free(out);
+        return st;
+    }
+#endif
+    unsigned h = whole ? M : split_bits(M);
     size_t nlo = (size_t)1 << h, nhi = whole ? 0 : (size_t)1 << (M - h);
-    czk_fr *buf = static_cast<czk_fr *>(czk_malloc((nlo > nhi ? nlo : nhi) * sizeof(czk_fr)));
+    czk_fr *buf = static_cast<czk_fr *>(czk_malloc((nlo + nhi) * sizeof(czk_fr)));
     if (buf == nullptr) return czk_err_set(err, CZK_ENOMEM, "gpu ntt: out of host memory");
     czk_status st;
     if (whole) {
         host_powers(buf, nlo, c, w);
         st = upload(&out->lo, buf, nlo, err);
     } else {
-        host_powers(buf, nlo, CZK_FR_ONE, w);
+        split_powers(buf, buf + nlo, w, c, M);
         st = upload(&out->lo, buf, nlo, err);
-        if (st == CZK_OK) {
-            czk_fr wh = w;
-            for (unsigned i = 0; i < h; i++) czk_fr_sqr(&wh, &wh);
-            host_powers(buf, nhi, c, wh);
-            st = upload(&out->hi, buf, nhi, err);
-        }
+        if (st == CZK_OK) st = upload(&out->hi, buf + nlo, nhi, err);
         out->h = h;
     }
     czk_free(buf);
@@ -347,7 +420,7 @@ czk_status domain_init(gpu_state *st, int f, unsigned L, czk_err *err)
         for (unsigned l = 0; l + 1 < pl.P; l++) {
             unsigned M = pl.lo[l] + pl.k[l];
             czk_status s = build_table(&de->lv[d][l], family_root(family_of(f), M, d), CZK_FR_ONE,
-                                       M, direct_max(), err);
+                                       M, want_whole(M, false), err);
             if (s != CZK_OK) {
                 for (int d2 = 0; d2 < 2; d2++)
                     for (unsigned l2 = 0; l2 + 1 < MAX_PASSES; l2++) table_free(&de->lv[d2][l2]);
@@ -372,9 +445,9 @@ czk_status scale_get(gpu_state *st, unsigned L, const czk_fr &g, const czk_fr &c
             return CZK_OK;
         }
     }
-    /* Always split: the table is read once per element, and 2^L entries would cost as much
-     * memory as the vector. */
-    czk_status rc = build_table(out, g, c, L, scale_direct_max(), err);
+    /* Split unless a knob says otherwise: the table is read once per element, and 2^L
+     * entries would cost as much memory as the vector (want_whole). */
+    czk_status rc = build_table(out, g, c, L, want_whole(L, true), err);
     if (rc == CZK_OK) {
         if (st->nscales < MAX_SCALES) {
             st->scales[st->nscales++] = scale_entry{L, g, c, *out};
@@ -453,12 +526,6 @@ czk_status run_network(const gpu_state *st, fr_t *v, const plan &pl, int f, int 
         CZK_CUDA_TRY_LAUNCH(err);
     }
     return CZK_OK;
-}
-
-unsigned ew_blocks(unsigned L)
-{
-    size_t b = (((size_t)1 << L) + EW_THREADS - 1) / EW_THREADS;
-    return b < EW_BLOCKS_MAX ? (unsigned)b : EW_BLOCKS_MAX;
 }
 
 /* The NN orders' extra pass: 7.3 ms at 2^27 on an H200 (53.4 vs 46.1 ms for NR), since each
@@ -894,6 +961,14 @@ extern "C" czk_status czk_gpu_groth16_h(int gpu, czk_fr *a, czk_fr *b, czk_fr *c
     h_ctx_release(&x);
     if (rc == CZK_OK && h_len != nullptr) *h_len = hl;
     return rc;
+}
+
+extern "C" void czk__gpu_ntt_set_whole_max(int boundary_max_log, int scale_max_log)
+{
+    pthread_mutex_lock(&g_lock);
+    g_hook_whole = boundary_max_log;
+    g_hook_scale = scale_max_log;
+    pthread_mutex_unlock(&g_lock);
 }
 
 extern "C" void czk_gpu_ntt_release(int gpu)

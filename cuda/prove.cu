@@ -506,6 +506,7 @@ struct witness_job {
     uint64_t streamed;
     double l_s, a_s, b1_s, b2_s; /* host wall times */
     double t_start;              /* the proof's start (now_s), for the stats' end marks */
+    int msm_priority;            /* the witness MSMs' stream priority (opts.urgent) */
     czk_status rc;
     czk_err err;
 };
@@ -569,9 +570,20 @@ czk_status witness_msms(witness_job *j)
 void *witness_main(void *p)
 {
     witness_job *j = (witness_job *)p;
+    czk__gpu_set_thread_msm_priority(j->msm_priority);
     j->rc = witness_msms(j);
     return nullptr;
 }
+
+/* The calling thread's MSM stream priority for one proof, restored on every path. */
+struct msm_priority_scope {
+    int saved;
+    explicit msm_priority_scope(int p) : saved(czk__gpu_thread_msm_priority())
+    {
+        czk__gpu_set_thread_msm_priority(p);
+    }
+    ~msm_priority_scope() { czk__gpu_set_thread_msm_priority(saved); }
+};
 
 czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
                  const czk_gpu_srs *srs, const czk_groth16_assignment *asg, const czk_fr *r_in,
@@ -640,6 +652,11 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     int prio_least = 0, prio_greatest = 0;
     TRY(cudaDeviceGetStreamPriorityRange(&prio_least, &prio_greatest));
     TRY(cudaStreamCreateWithPriority(&ps.s, cudaStreamNonBlocking, prio_greatest));
+    /* An urgent proof's MSMs (on their own streams, here and on the witness thread) go at
+     * the transforms' priority, ahead of every other proof's MSMs: a WinningPoSt sharing
+     * the GPU with PoRep partitions waits only for blocks already running. */
+    const int msm_prio = o.urgent ? prio_greatest : 0;
+    msm_priority_scope prio_scope(msm_prio);
     TRY(cudaStreamCreateWithFlags(&ps.cs, cudaStreamNonBlocking));
     for (cudaEvent_t &e : ps.ev) TRY(cudaEventCreate(&e));
     enum { EV_C0, EV_A, EV_B, EV_C, EV_Z, EV_S0, EV_H, EV_ZC };
@@ -705,6 +722,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     wj.res = &res;
     wj.st = &st;
     wj.t_start = t0;
+    wj.msm_priority = msm_prio;
     pthread_t wthread;
     bool wstarted = false;
     if (overlap) {
@@ -733,6 +751,15 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
                                  ps.s, err));
     /* bellperson: the top coefficient is zero for a satisfied assignment */
     const size_t h_len = pk->conv == CZK_H_BELLPERSON ? m - 1 : m;
+    /* H is in da: b and c go back to the pool now (stream-ordered after the transforms),
+     * not at the end of the proof. At 2^27 that is 8.6 GB more for the next proof, which
+     * otherwise (SRS 47 GB, whole NTT tables 8 GiB, two proofs' buffers and H MSM scratch on
+     * a 141 GB H200) waited in its allocations for this proof's H MSM to end, and handed
+     * the GPU on only every other time. */
+    TRY(cudaFreeAsync(ps.db, ps.s));
+    ps.db = nullptr;
+    TRY(cudaFreeAsync(ps.dc, ps.s));
+    ps.dc = nullptr;
     TRY(cudaEventRecord(ps.ev[EV_H], ps.s));
     st.t_queued_s = now_s() - t0;
     TRY(cudaEventSynchronize(ps.ev[EV_H]));

@@ -284,6 +284,10 @@ typedef struct czk_gpu_prove_opts {
      */
     void (*on_compute)(void *arg);
     void *on_compute_arg;
+    /** A latency-bound proof (the express lane's WinningPoSt): its MSMs run on streams of
+     *  the device's highest priority, so their blocks go before those of the long proofs
+     *  it shares the GPU with. */
+    bool urgent;
 } czk_gpu_prove_opts;
 
 /** What one GPU proof did; CUDA-event times of the device stages in seconds. */

@@ -904,6 +904,7 @@ static czk_status gpu_prove(czk_engine *e, czk__prover *pv, czk__params *pe, czk
     memset(&opts, 0, sizeof opts);
     opts.on_compute = gpu_release_early;
     opts.on_compute_arg = &rel;
+    opts.urgent = pv->express;
     uint64_t t0 = czk__now_us();
     czk_status st;
     bool inject_oom = false;

@@ -9,6 +9,8 @@
  *   - round trips, and a repeated transform giving identical bytes (a race would not);
  *   - the Groth16 H step, both conventions, against czk_groth16_compute_h on satisfied and
  *     on random (unsatisfied) assignments, host and device forms;
+ *   - the twiddle tables in both forms whatever the device's default: every table split,
+ *     then every table whole (expanded on the GPU from the split form), at 2^12..2^22;
  *   - bad arguments.
  * CZK_GPU_NTT_TEST_MAX_LOG (default 24: two- and three-pass plans) caps the sizes, e.g. for
  * runs under compute-sanitizer.
@@ -21,6 +23,8 @@
 
 #ifdef CZK_HAVE_CUDA
 #include <cuda_runtime_api.h>
+
+#include "../cuda/gpu_internal.h"
 #endif
 
 static const czk_roots FAMILIES[2] = {CZK_ROOTS_BELLPERSON, CZK_ROOTS_SNARKJS};
@@ -285,83 +289,130 @@ static void fake_params(czk_groth16_params *pk, czk_h_convention conv, unsigned 
     pk->vk.ic_len = 1;
 }
 
+/* The H step at 2^L, both conventions, satisfied and random, against the CPU. */
+static void groth16_h_at(unsigned L)
+{
+    size_t m = (size_t)1 << L;
+    czk_fr *a = vec_alloc(m), *b = vec_alloc(m), *c = vec_alloc(m);
+    czk_fr *ca = vec_alloc(m), *cb = vec_alloc(m), *cc = vec_alloc(m);
+    czk_scalar *h_ref = malloc(m * sizeof *h_ref);
+    for (int conv = 0; conv < 2; conv++)
+        for (int satisfied = 0; satisfied < 2; satisfied++) {
+            czk_groth16_params pk;
+            fake_params(&pk, (czk_h_convention)conv, L);
+            size_t rows = conv == CZK_H_BELLPERSON ? m - 1 : m;
+            rand_vec(a, m);
+            rand_vec(b, m);
+            rand_vec(c, m);
+            if (satisfied)
+                for (size_t i = 0; i < rows; i++) czk_fr_mul(&c[i], &a[i], &b[i]);
+            memcpy(ca, a, m * sizeof *a);
+            memcpy(cb, b, m * sizeof *a);
+            memcpy(cc, c, m * sizeof *a);
+            czk_fr one = CZK_FR_ONE;
+            czk_groth16_assignment asg = {0};
+            asg.inputs = &one;
+            asg.a = ca;
+            asg.b = cb;
+            asg.c = cc;
+            asg.n_rows = rows;
+            size_t h_len_ref = 0;
+            czk_err err;
+            CHECK_STATUS(czk_groth16_compute_h(h_ref, &h_len_ref, &pk, &asg, pool, &err),
+                         CZK_OK);
+            /* The GPU takes the vectors as the CPU pads them: bellperson's input row. */
+            if (conv == CZK_H_BELLPERSON) {
+                a[m - 1] = one;
+                b[m - 1] = CZK_FR_ZERO;
+                c[m - 1] = CZK_FR_ZERO;
+            }
+#ifdef CZK_HAVE_CUDA
+            czk_fr *da = dev_alloc(m), *db = dev_alloc(m), *dc = dev_alloc(m);
+            h2d(da, a, m);
+            h2d(db, b, m);
+            h2d(dc, c, m);
+#endif
+            size_t h_len = 0;
+            czk_status st =
+                czk_gpu_groth16_h(0, a, b, c, L, (czk_h_convention)conv, &h_len, &err);
+            CHECK_MSG(st == CZK_OK, "%s", err.msg);
+            CHECK(h_len == h_len_ref);
+            CHECK_MSG(memcmp(a, h_ref, h_len_ref * sizeof *a) == 0,
+                      "2^%u %s %s: H differs from the CPU's", L, FAMILY_NAME[conv],
+                      satisfied ? "satisfied" : "random");
+#ifdef CZK_HAVE_CUDA
+            st = czk_gpu_groth16_h_dev(0, da, db, dc, L, (czk_h_convention)conv, NULL, &err);
+            CHECK_MSG(st == CZK_OK, "%s", err.msg);
+            CHECK(cudaDeviceSynchronize() == cudaSuccess);
+            d2h(b, da, m);
+            CHECK_MSG(memcmp(b, h_ref, h_len_ref * sizeof *a) == 0,
+                      "2^%u %s: device-form H differs", L, FAMILY_NAME[conv]);
+            /* Satisfied bellperson: a·b - c vanishes on H, the quotient has degree < m-1. */
+            if (conv == CZK_H_BELLPERSON && satisfied) CHECK(czk_fr_is_zero(&b[m - 1]));
+            CHECK(cudaFree(da) == cudaSuccess);
+            CHECK(cudaFree(db) == cudaSuccess);
+            CHECK(cudaFree(dc) == cudaSuccess);
+#endif
+        }
+    free(a);
+    free(b);
+    free(c);
+    free(ca);
+    free(cb);
+    free(cc);
+    free(h_ref);
+}
+
 static void test_groth16_h(void)
 {
     const unsigned sizes[] = {3, 10, 12, 15, 19, 22};
-    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
-        unsigned L = sizes[si];
-        if (L > max_log) continue;
-        size_t m = (size_t)1 << L;
-        czk_fr *a = vec_alloc(m), *b = vec_alloc(m), *c = vec_alloc(m);
-        czk_fr *ca = vec_alloc(m), *cb = vec_alloc(m), *cc = vec_alloc(m);
-        czk_scalar *h_ref = malloc(m * sizeof *h_ref);
-        for (int conv = 0; conv < 2; conv++)
-            for (int satisfied = 0; satisfied < 2; satisfied++) {
-                czk_groth16_params pk;
-                fake_params(&pk, (czk_h_convention)conv, L);
-                size_t rows = conv == CZK_H_BELLPERSON ? m - 1 : m;
-                rand_vec(a, m);
-                rand_vec(b, m);
-                rand_vec(c, m);
-                if (satisfied)
-                    for (size_t i = 0; i < rows; i++) czk_fr_mul(&c[i], &a[i], &b[i]);
-                memcpy(ca, a, m * sizeof *a);
-                memcpy(cb, b, m * sizeof *a);
-                memcpy(cc, c, m * sizeof *a);
-                czk_fr one = CZK_FR_ONE;
-                czk_groth16_assignment asg = {0};
-                asg.inputs = &one;
-                asg.a = ca;
-                asg.b = cb;
-                asg.c = cc;
-                asg.n_rows = rows;
-                size_t h_len_ref = 0;
-                czk_err err;
-                CHECK_STATUS(czk_groth16_compute_h(h_ref, &h_len_ref, &pk, &asg, pool, &err),
-                             CZK_OK);
-                /* The GPU takes the vectors as the CPU pads them: bellperson's input row. */
-                if (conv == CZK_H_BELLPERSON) {
-                    a[m - 1] = one;
-                    b[m - 1] = CZK_FR_ZERO;
-                    c[m - 1] = CZK_FR_ZERO;
-                }
-#ifdef CZK_HAVE_CUDA
-                czk_fr *da = dev_alloc(m), *db = dev_alloc(m), *dc = dev_alloc(m);
-                h2d(da, a, m);
-                h2d(db, b, m);
-                h2d(dc, c, m);
-#endif
-                size_t h_len = 0;
-                czk_status st =
-                    czk_gpu_groth16_h(0, a, b, c, L, (czk_h_convention)conv, &h_len, &err);
-                CHECK_MSG(st == CZK_OK, "%s", err.msg);
-                CHECK(h_len == h_len_ref);
-                CHECK_MSG(memcmp(a, h_ref, h_len_ref * sizeof *a) == 0,
-                          "2^%u %s %s: H differs from the CPU's", L, FAMILY_NAME[conv],
-                          satisfied ? "satisfied" : "random");
-#ifdef CZK_HAVE_CUDA
-                st = czk_gpu_groth16_h_dev(0, da, db, dc, L, (czk_h_convention)conv, NULL, &err);
-                CHECK_MSG(st == CZK_OK, "%s", err.msg);
-                CHECK(cudaDeviceSynchronize() == cudaSuccess);
-                d2h(b, da, m);
-                CHECK_MSG(memcmp(b, h_ref, h_len_ref * sizeof *a) == 0,
-                          "2^%u %s: device-form H differs", L, FAMILY_NAME[conv]);
-                /* Satisfied bellperson: a·b - c vanishes on H, the quotient has degree < m-1. */
-                if (conv == CZK_H_BELLPERSON && satisfied) CHECK(czk_fr_is_zero(&b[m - 1]));
-                CHECK(cudaFree(da) == cudaSuccess);
-                CHECK(cudaFree(db) == cudaSuccess);
-                CHECK(cudaFree(dc) == cudaSuccess);
-#endif
-            }
-        free(a);
-        free(b);
-        free(c);
-        free(ca);
-        free(cb);
-        free(cc);
-        free(h_ref);
-    }
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        if (sizes[si] <= max_log) groth16_h_at(sizes[si]);
 }
+
+#ifdef CZK_HAVE_CUDA
+/*
+ * Both table forms whatever the device's default (cuda/ntt.cu's whole_policy): first every
+ * twiddle and coset table split, then every one whole, expanded on the GPU from its split
+ * form (at 2^21 and 2^22 the boundary levels of 2^21 and 2^22 entries, which earlier builds
+ * never stored whole), through all four transforms of both families and the H step.
+ */
+static void test_table_forms(void)
+{
+    const unsigned sizes[] = {12, 17, 21, 22};
+    const int forms[2] = {0, 28};
+    for (int fi = 0; fi < 2; fi++) {
+        czk__gpu_ntt_set_whole_max(forms[fi], forms[fi]);
+        czk_gpu_ntt_release(0);
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            unsigned L = sizes[si];
+            if (L > max_log) continue;
+            size_t n = (size_t)1 << L;
+            czk_fr *v = vec_alloc(n), *ref = vec_alloc(n);
+            for (int f = 0; f < 2; f++)
+                for (int k = 0; k < 4; k++) {
+                    czk_fr g;
+                    pick_shift(&g, (int)((L + (unsigned)k) % 3), L, FAMILIES[f]);
+                    rand_vec(v, n);
+                    memcpy(ref, v, n * sizeof *v);
+                    cpu_ntt(ref, L, FAMILIES[f], (czk_gpu_ntt_kind)k, &g);
+                    czk_err err;
+                    czk_status st =
+                        czk_gpu_ntt(0, v, L, FAMILIES[f], (czk_gpu_ntt_kind)k, &g, &err);
+                    CHECK_MSG(st == CZK_OK, "%s", err.msg);
+                    CHECK_MSG(memcmp(v, ref, n * sizeof *v) == 0,
+                              "2^%u %s %s, tables %s: differs from CPU", L, FAMILY_NAME[f],
+                              KIND_NAME[k], fi == 0 ? "split" : "whole");
+                }
+            free(v);
+            free(ref);
+        }
+        groth16_h_at(max_log < 21 ? max_log : 21);
+    }
+    czk__gpu_ntt_set_whole_max(-1, -1);
+    czk_gpu_ntt_release(0);
+}
+#endif
 
 static void test_bad_args(void)
 {
@@ -424,6 +475,9 @@ int main(void)
     RUN(test_device_orders);
 #endif
     RUN(test_groth16_h);
+#ifdef CZK_HAVE_CUDA
+    RUN(test_table_forms);
+#endif
     czk_gpu_ntt_release(0);
     czk_pool_destroy(pool);
     return czk_test_finish();
