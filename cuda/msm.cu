@@ -232,7 +232,18 @@ cudaMemPool_t pools[MAX_GPUS];
 
 /* The per-device scratch pool, shared by the MSM and the partition prover (cuda/prove.cu):
  * stream-ordered allocations that keep their memory between calls (release threshold:
- * unlimited), so a steady stream of MSMs and proofs maps memory once. */
+ * unlimited), so a steady stream of MSMs and proofs maps memory once.
+ *
+ * CZK_GPU_POOL_DEPS=0 (an experiment, not yet run on a GPU; the default keeps CUDA's
+ * behaviour) forbids the pool to make an allocation wait for another stream's pending free
+ * (cudaMemPoolReuseAllowInternalDependencies off; reuse of frees already complete stays
+ * on). The suspicion it tests: with it on, a proof's first allocations reuse memory the
+ * other proof on the GPU is still to free at the end of its H MSM, which ties the new
+ * proof's stream to that MSM — in czkd on an H200 every other proof queued its copies only
+ * 0.8 s into its call, and witness MSMs (a WinningPoSt's too) waited up to a second for
+ * the other proof's H MSM. Without it an allocation takes memory that is free now or maps
+ * more, or fails (the hand-on check in prove.cu keeps room for two proofs; the engine
+ * retries a proof that runs out of memory with the GPU to itself). */
 extern "C" czk_status czk__gpu_mem_pool(int gpu, cudaMemPool_t *out, czk_err *err)
 {
     if (gpu < 0 || gpu >= MAX_GPUS) return czk_err_set(err, CZK_EINVAL, "GPU %d out of range", gpu);
@@ -248,6 +259,11 @@ extern "C" czk_status czk__gpu_mem_pool(int gpu, cudaMemPool_t *out, czk_err *er
         if (e == cudaSuccess) {
             uint64_t thr = UINT64_MAX;
             e = cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold, &thr);
+            const char *deps = getenv("CZK_GPU_POOL_DEPS");
+            if (e == cudaSuccess && deps != nullptr && strcmp(deps, "0") == 0) {
+                int off = 0;
+                e = cudaMemPoolSetAttribute(p, cudaMemPoolReuseAllowInternalDependencies, &off);
+            }
             if (e == cudaSuccess)
                 pools[gpu] = p;
             else

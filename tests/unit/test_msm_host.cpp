@@ -28,47 +28,12 @@
 #include "ec.cuh"
 #include "ff.cuh"
 #include "msm_kernels.cuh"
+#include "host_groups.hpp"
 
 using namespace czk_gpu;
 using namespace czk_gpu::msm;
 
-/* One description per group: device field, host types and the CPU library's operations. */
-struct g1_side {
-    using F = fp_t;
-    using A = czk_g1_affine;
-    using J = czk_g1_jac;
-    using X = czk_g1_xyzz;
-    static constexpr const char *name = "G1";
-    static const A *gen() { return &CZK_G1_GENERATOR; }
-    static void jac_from_affine(J *o, const A *p) { czk_g1_jac_from_affine(o, p); }
-    static void jac_to_affine(A *o, const J *p) { czk_g1_jac_to_affine(o, p); }
-    static void jac_mul(J *o, const J *p, const uint64_t *k, size_t nk) { czk_g1_jac_mul(o, p, k, nk); }
-    static void jac_add(J *o, const J *a, const J *b) { czk_g1_jac_add(o, a, b); }
-    static void jac_add_affine(J *o, const J *a, const A *b) { czk_g1_jac_add_affine(o, a, b); }
-    static void jac_set_inf(J *o) { czk_g1_jac_set_inf(o); }
-    static void neg(A *o, const A *p) { czk_g1_affine_neg(o, p); }
-    static void xyzz_to_affine(A *o, const X *p) { czk_g1_xyzz_to_affine(o, p); }
-    static void xyzz_to_jac(J *o, const X *p) { czk_g1_xyzz_to_jac(o, p); }
-    static bool eq(const A *a, const A *b) { return czk_g1_affine_eq(a, b); }
-};
-struct g2_side {
-    using F = fp2_t;
-    using A = czk_g2_affine;
-    using J = czk_g2_jac;
-    using X = czk_g2_xyzz;
-    static constexpr const char *name = "G2";
-    static const A *gen() { return &CZK_G2_GENERATOR; }
-    static void jac_from_affine(J *o, const A *p) { czk_g2_jac_from_affine(o, p); }
-    static void jac_to_affine(A *o, const J *p) { czk_g2_jac_to_affine(o, p); }
-    static void jac_mul(J *o, const J *p, const uint64_t *k, size_t nk) { czk_g2_jac_mul(o, p, k, nk); }
-    static void jac_add(J *o, const J *a, const J *b) { czk_g2_jac_add(o, a, b); }
-    static void jac_add_affine(J *o, const J *a, const A *b) { czk_g2_jac_add_affine(o, a, b); }
-    static void jac_set_inf(J *o) { czk_g2_jac_set_inf(o); }
-    static void neg(A *o, const A *p) { czk_g2_affine_neg(o, p); }
-    static void xyzz_to_affine(A *o, const X *p) { czk_g2_xyzz_to_affine(o, p); }
-    static void xyzz_to_jac(J *o, const X *p) { czk_g2_xyzz_to_jac(o, p); }
-    static bool eq(const A *a, const A *b) { return czk_g2_affine_eq(a, b); }
-};
+/* g1_side, g2_side: tests/unit/host_groups.hpp. */
 
 /* Carry levels of this many entries per thread, as msm.cu's FOLD_L (32) but small, so that
  * the test's few carries still take several levels. */
