@@ -907,16 +907,13 @@ static czk_status gpu_prove(czk_engine *e, czk__prover *pv, czk__params *pe, czk
     opts.urgent = pv->express;
     uint64_t t0 = czk__now_us();
     czk_status st;
-    bool inject_oom = false;
-    if (e->fail_gpu_oom_count > 0) { /* test hook */
-        pthread_mutex_lock(&e->mu);
-        if (e->fail_gpu_oom_count > 0) {
-            e->fail_gpu_oom_count--;
-            inject_oom = true;
-        }
-        pthread_mutex_unlock(&e->mu);
+    /* Test hook: take one of the injected failures, if any, without a lock. */
+    uint64_t inject = __atomic_load_n(&e->fail_gpu_oom_count, __ATOMIC_RELAXED);
+    while (inject > 0 && !__atomic_compare_exchange_n(&e->fail_gpu_oom_count, &inject,
+                                                      inject - 1, false, __ATOMIC_RELAXED,
+                                                      __ATOMIC_RELAXED)) {
     }
-    if (inject_oom)
+    if (inject > 0)
         st = czk_err_set(err, CZK_ERESOURCE, "test hook: out of device memory");
     else
         st = czk_gpu_prove_ex(&p->proof, pv->gpu, &pe->pk, pe->gpu_srs[g], asg, NULL, NULL,
@@ -2385,9 +2382,7 @@ void czk__engine_pause_provers(czk_engine *e, bool pause)
 
 void czk__engine_fail_next_gpu_proofs_oom(czk_engine *e, uint64_t n)
 {
-    pthread_mutex_lock(&e->mu);
-    e->fail_gpu_oom_count = n;
-    pthread_mutex_unlock(&e->mu);
+    __atomic_store_n(&e->fail_gpu_oom_count, n, __ATOMIC_RELAXED);
 }
 
 void czk__engine_fail_next_verifications(czk_engine *e, uint64_t n)
