@@ -78,7 +78,7 @@ typedef struct result {
 static result results[16];
 static int nresults;
 
-/* The knob configurations of --configs, as "W=..,L=..,R=.." strings. */
+/* The knob configurations of --configs, as "W=..,L=..,R=..,O=..,G=.." strings. */
 #define MAX_CONFIGS 16
 static char *configs[MAX_CONFIGS];
 static int nconfigs;
@@ -90,7 +90,8 @@ static void apply_config(int k)
         char key;
         const char *env;
     } knobs[] = {{'W', "CZK_GPU_MSM_WINDOW"}, {'L', "CZK_GPU_MSM_CHUNK"},
-                 {'R', "CZK_GPU_MSM_RED_THREADS"}, {'O', "CZK_GPU_MSM_OVERLAP"}};
+                 {'R', "CZK_GPU_MSM_RED_THREADS"}, {'O', "CZK_GPU_MSM_OVERLAP"},
+                 {'G', "CZK_GPU_MSM_GROUP"}};
     for (size_t j = 0; j < sizeof knobs / sizeof knobs[0]; j++) {
         unsetenv(knobs[j].env);
         if (k >= nconfigs) continue;
@@ -192,7 +193,7 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr,
                     "usage: %s [--max-log N] [--min-log N] [--g2-log N] [--no-01] [--reps R] "
-                    "[--gpu G] [--configs \"W=22,L=128,R=65536;...\"]\n",
+                    "[--gpu G] [--configs \"W=22,L=128,R=65536,G=4;...\"]\n",
                     argv[0]);
             return 2;
         }

@@ -7,9 +7,10 @@
 #
 # Prepare here:
 #   BUILD=build-lead EXTRA=" " bash bench/scale_prep.sh
-#   PROGS=bench_gpu_prove bash bench/gpu_prove_run.sh build build-gap
 #   mkdir -p build-carry && tar -C build-scale -cf - . | xz > build-carry/scale.tar.xz
-#   strip -o /tmp/bgp build-gap/bench_gpu_prove && tar -C /tmp -cf - bgp | xz > build-carry/bgp.tar.xz
+#   PROGS="bench_gpu_prove bench_gpu_msm" bash bench/gpu_prove_run.sh build build-gap
+#   mkdir -p /tmp/bgpd && strip -o /tmp/bgpd/bgp build-gap/bench_gpu_prove &&
+#     strip -o /tmp/bgpd/bgm build-gap/bench_gpu_msm && tar -C /tmp/bgpd -cf - . | xz > build-carry/bgp.tar.xz
 # Device: carry ["build-carry"], kind nvidia-h200-x2, command: bash bench/gap_run.sh
 # MODES (default "default deps0") are the bench's pipelines, ~45 s each; CZKD_MODES (default
 # "deps0": the default was measured at 1.307 s a partition) the czkd runs, ~250 s each, so one
@@ -25,18 +26,42 @@ SUM=$OUT/summary.txt
 . bench/device_step.sh
 MODES=${MODES:-"default deps0"}
 CZKD_MODES=${CZKD_MODES:-"deps0"}
-for m in $MODES; do
+# A mode's environment: default (none), deps0 (CZK_GPU_POOL_DEPS=0), wf0
+# (CZK_GPU_WITNESS_FIRST=0: the witness MSMs at the H MSM's stream priority).
+mode_env() {
     env_m=()
-    [ "$m" = deps0 ] && env_m=(CZK_GPU_POOL_DEPS=0)
-    step "pipe-$m.log" 60 env CUDA_VISIBLE_DEVICES=0 "${env_m[@]}" bgp/bgp --real --reps 1 \
-        --b2 gpu --no-pageable --pipeline 10 --pipeline-only
-    grep -h "pipelined\|per proof\|wall marks" "$OUT/pipe-$m.log" | tee -a "$SUM"
+    case $1 in
+        deps0) env_m=(CZK_GPU_POOL_DEPS=0) ;;
+        wf0) env_m=(CZK_GPU_WITNESS_FIRST=0) ;;
+    esac
+}
+# TESTS: GPU tests from build-scale/bin run first (e.g. "test_gpu_prove").
+for t in ${TESTS:-}; do
+    step "test-$t.log" 240 env CUDA_VISIBLE_DEVICES=0 build-scale/bin/$t
+    tail -2 "$OUT/test-$t.log" | tee -a "$SUM"
 done
+for m in $MODES; do
+    mode_env "$m"
+    # The default mode also times single partitions (the GPU to one proof at a time).
+    reps=(--reps 1 --pipeline-only)
+    [ "$m" = default ] && reps=(--reps 3)
+    step "pipe-$m.log" 90 env CUDA_VISIBLE_DEVICES=0 "${env_m[@]}" bgp/bgp --real "${reps[@]}" \
+        --b2 gpu --no-pageable --pipeline 10
+    grep -h "pipelined\|per proof\|wall marks\|median" "$OUT/pipe-$m.log" | tee -a "$SUM"
+done
+# MSM knobs (bench_gpu_msm, when staged as bgp/bgm): MSM_ARGS, by default the G2 bucket
+# reduction's thread count at 2^24 (53K threads of 128-bucket segments is 1.6 waves of the
+# accumulation's occupancy), G1 2^24 beside it for the 3.5x rule. MSM_ARGS=none skips it.
+MSM_ARGS=${MSM_ARGS:-"--min-log 24 --max-log 24 --g2-log 24 --no-01 --configs R=65536;R=131072;R=262144;R=32768"}
+if [ -x bgp/bgm ] && [ "$MSM_ARGS" != none ]; then
+    # shellcheck disable=SC2086 # MSM_ARGS is a list of arguments without spaces in them
+    step msm.log 90 env CUDA_VISIBLE_DEVICES=0 CZK_GPU_MSM_PHASES=1 bgp/bgm $MSM_ARGS
+    grep -h "random\|phases" "$OUT/msm.log" | tee -a "$SUM"
+fi
 for m in $CZKD_MODES; do
     left=$((BUDGET - SECONDS - 10))
     [ "$left" -lt 240 ] && { echo "czkd $m: skipped, ${left}s left" | tee -a "$SUM"; continue; }
-    env_m=()
-    [ "$m" = deps0 ] && env_m=(CZK_GPU_POOL_DEPS=0)
+    mode_env "$m"
     env CUDA_VISIBLE_DEVICES=0 "${env_m[@]}" OUT="$OUT/czkd-$m" SIZE=32GiB N_POREP=6 N_SNAP=0 \
         N_PAGEABLE=0 BUDGET=120GiB SYNTH_WORKERS=5 SYNTH_THREADS=30 DEADLINE_S=$((left - 30)) \
         WIN_DELAY=30 timeout "$left" bash bench/scale_run.sh > "$OUT/czkd-$m.out" 2>&1

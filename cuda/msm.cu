@@ -99,12 +99,14 @@ __global__ void __launch_bounds__(EC_THREADS, acc_min_blocks<F>::value)
     bucket_acc_kernel(const affine_t<F> *bases, const uint32_t *keys, const uint32_t *vals,
                       uint32_t nsig, uint32_t chunks, uint32_t nwin, uint32_t L, uint32_t nb,
                       xyzz_t<F> *buckets, uint32_t *ckeys, xyzz_t<F> *cpts, uint32_t g0,
-                      uint32_t gend)
+                      uint32_t gend, uint32_t w_base)
 {
-    /* Threads [g0, gend) of the nwin·chunks: all windows, or one when sorting overlaps. */
+    /* Threads [g0, gend) of the nwin·chunks: a group of windows, or one when sorting
+     * overlaps; keys and vals start at window w_base. */
     uint32_t g = g0 + blockIdx.x * blockDim.x + threadIdx.x;
     if (g >= gend) return;
-    bucket_acc_body<F>(g, bases, keys, vals, nsig, chunks, nwin, L, nb, buckets, ckeys, cpts);
+    bucket_acc_body<F>(g, bases, keys, vals, nsig, chunks, nwin, L, nb, buckets, ckeys, cpts,
+                       w_base);
 }
 
 template <class F>
@@ -234,16 +236,14 @@ cudaMemPool_t pools[MAX_GPUS];
  * stream-ordered allocations that keep their memory between calls (release threshold:
  * unlimited), so a steady stream of MSMs and proofs maps memory once.
  *
- * CZK_GPU_POOL_DEPS=0 (an experiment, not yet run on a GPU; the default keeps CUDA's
- * behaviour) forbids the pool to make an allocation wait for another stream's pending free
- * (cudaMemPoolReuseAllowInternalDependencies off; reuse of frees already complete stays
- * on). The suspicion it tests: with it on, a proof's first allocations reuse memory the
- * other proof on the GPU is still to free at the end of its H MSM, which ties the new
- * proof's stream to that MSM — in czkd on an H200 every other proof queued its copies only
- * 0.8 s into its call, and witness MSMs (a WinningPoSt's too) waited up to a second for
- * the other proof's H MSM. Without it an allocation takes memory that is free now or maps
- * more, or fails (the hand-on check in prove.cu keeps room for two proofs; the engine
- * retries a proof that runs out of memory with the GPU to itself). */
+ * CZK_GPU_POOL_DEPS=0 (a diagnostic knob; unset by default) forbids the pool to make an
+ * allocation wait for another stream's pending free (cudaMemPoolReuseAllowInternalDependencies
+ * off; reuse of frees already complete stays on). It was the suspected cause of the
+ * witness MSMs' waits in czkd, and measured worse on an H200: the pipelined partition
+ * 1.203 s against 1.180, czkd 1.324 s against 1.307. The waits came from pageable
+ * readbacks (see pinned_slot below). Without it an allocation takes memory that is free
+ * now or maps more, or fails (the hand-on check in prove.cu keeps room for two proofs; the
+ * engine retries a proof that runs out of memory with the GPU to itself). */
 extern "C" czk_status czk__gpu_mem_pool(int gpu, cudaMemPool_t *out, czk_err *err)
 {
     if (gpu < 0 || gpu >= MAX_GPUS) return czk_err_set(err, CZK_EINVAL, "GPU %d out of range", gpu);
@@ -332,6 +332,59 @@ struct scratch {
         *out = (T *)p;
         return CZK_OK;
     }
+};
+
+/*
+ * Page-locked host slots for an MSM's readbacks (its counts and its window sums). A copy
+ * from the device into pageable memory returns only once it is done, and it goes through
+ * the driver's staging memory, which copies on other threads then wait for. In the
+ * partition prover (cuda/prove.cu) the H MSM's window readback, issued right behind its
+ * kernels, held back the witness MSMs of other threads until the H MSM ended: in czkd on an
+ * H200 each L MSM ended with the H MSM to the millisecond, its own device work 0.08 s of
+ * the 0.9 s. Into a slot the copy is asynchronous, and the thread then waits with
+ * cudaStreamSynchronize, which blocks only itself. Measured there: a proof's witness MSMs
+ * done 0.5-1.5 s into its call instead of 1.2-2.6 s; the pipelined partition 1.177 ->
+ * 1.121 s and one partition alone 1.369 -> 1.292 s (bench_gpu_prove --real). A slot is taken per MSM and given back;
+ * slots are made on demand (as many as MSMs in flight at once) and kept for the process.
+ * Without a slot (cudaHostAlloc failed, or more than PIN_SLOTS MSMs at once) the readback
+ * uses ordinary memory: correct, and only slower beside other proofs.
+ */
+constexpr size_t PIN_SLOT_BYTES = 32 << 10;
+constexpr int PIN_SLOTS = 64;
+pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
+void *pin_free[PIN_SLOTS];
+int pin_nfree, pin_made;
+
+struct pinned_slot {
+    void *p = nullptr;
+    bool pinned = false;
+    alignas(16) uint8_t fallback[PIN_SLOT_BYTES];
+
+    pinned_slot()
+    {
+        pthread_mutex_lock(&pin_lock);
+        if (pin_nfree > 0) {
+            p = pin_free[--pin_nfree];
+        } else if (pin_made < PIN_SLOTS) {
+            if (cudaHostAlloc(&p, PIN_SLOT_BYTES, cudaHostAllocPortable) == cudaSuccess)
+                pin_made++;
+            else
+                p = nullptr;
+            (void)cudaGetLastError();
+        }
+        pthread_mutex_unlock(&pin_lock);
+        pinned = p != nullptr;
+        if (!pinned) p = fallback;
+    }
+    ~pinned_slot()
+    {
+        if (!pinned) return;
+        pthread_mutex_lock(&pin_lock);
+        pin_free[pin_nfree++] = p; /* at most pin_made ≤ PIN_SLOTS slots are out */
+        pthread_mutex_unlock(&pin_lock);
+    }
+    pinned_slot(const pinned_slot &) = delete;
+    pinned_slot &operator=(const pinned_slot &) = delete;
 };
 
 unsigned blocks_for(size_t n, int threads) { return (unsigned)((n + threads - 1) / threads); }
@@ -457,6 +510,9 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     if (need > nbases)
         return czk_err_set(err, CZK_EINVAL, "msm: %zu bases needed, %zu given", need, nbases);
 
+    /* Before the scratch: its destructor waits for the stream, so a copy still bound for
+     * the slot (an error path) lands before the slot is given back. */
+    pinned_slot readback;
     scratch sc;
     TRY_STATUS(sc.init(gpu, err));
     size_t nwords = (n + 63) / 64;
@@ -527,8 +583,8 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
         TRY(cub::DeviceSelect::Flagged(tmp1, t, ik, fsig, sig_ik, nsel, (int)n, sc.st));
         t = tmp1_bytes;
         TRY(cub::DeviceSelect::Flagged(tmp1, t, ik, fone, one_ik, nsel + 1, (int)n, sc.st));
-        uint32_t hc[2];
-        TRY(cudaMemcpyAsync(hc, nsel, sizeof hc, cudaMemcpyDeviceToHost, sc.st));
+        uint32_t *hc = (uint32_t *)readback.p;
+        TRY(cudaMemcpyAsync(hc, nsel, 2 * sizeof *hc, cudaMemcpyDeviceToHost, sc.st));
         TRY(cudaStreamSynchronize(sc.st));
         nsig = hc[0];
         none = hc[1];
@@ -548,11 +604,27 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     TRY(cudaMemsetAsync(ones, 0, sizeof(X), sc.st));
 
     if (nsig > 0) {
+        const bool overlap = env_knob("CZK_GPU_MSM_OVERLAP", 1, 1) != 0;
+        /*
+         * Windows are sorted and accumulated a group at a time, so that the sorted entries
+         * (8 bytes per significant scalar and window) are held for one group, not for all
+         * windows: at 2^27 all 12 windows took 12.9 GB, and with two proofs' H MSMs on one
+         * H200 the partition prover (cuda/prove.cu, room_for_next) then found no room to
+         * hand the GPU on. A group holds at most KEYS_BUDGET bytes of entries (whole
+         * windows, at least one): at 2^27 four windows (three groups), at 2^26 eight (two), at
+         * 2^24 all.
+         * CZK_GPU_MSM_GROUP sets the windows per group; the sort overlap (below) keeps all.
+         */
+        constexpr uint64_t KEYS_BUDGET = 4ull << 30;
+        uint32_t gw = (uint32_t)(KEYS_BUDGET / (8ull * nsig));
+        if (unsigned gk = env_knob("CZK_GPU_MSM_GROUP", 1, 64)) gw = gk;
+        if (gw < 1) gw = 1;
+        if (gw > nwin || overlap) gw = nwin;
         uint32_t *keys_tmp, *vals_tmp, *keys, *vals;
         TRY_STATUS(sc.alloc(&keys_tmp, nsig, err));
         TRY_STATUS(sc.alloc(&vals_tmp, nsig, err));
-        TRY_STATUS(sc.alloc(&keys, (size_t)nwin * nsig, err));
-        TRY_STATUS(sc.alloc(&vals, (size_t)nwin * nsig, err));
+        TRY_STATUS(sc.alloc(&keys, (size_t)gw * nsig, err));
+        TRY_STATUS(sc.alloc(&vals, (size_t)gw * nsig, err));
         size_t tmp_sort = 0;
         TRY(cub::DeviceRadixSort::SortPairs(nullptr, tmp_sort, keys_tmp, keys, vals_tmp, vals,
                                             (int)nsig, 0, (int)c, sc.st));
@@ -591,7 +663,6 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
          * sorts simply waited for the accumulation. Per-window launches also underfill the
          * GPU at small n (2^20: 28 ms against 14). Kept as a knob for other GPUs.
          */
-        const bool overlap = env_knob("CZK_GPU_MSM_OVERLAP", 1, 1) != 0;
         struct side_stream {
             cudaStream_t s = nullptr;
             cudaEvent_t ev[65] = {}; /* one per window (at most 64) and the start */
@@ -618,29 +689,38 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
             TRY(cudaStreamWaitEvent(side.s, side.ev[nwin], 0));
             sort_st = side.s;
         }
-        for (unsigned w = 0; w < nwin; w++) {
-            digits_kernel<<<blocks_for(nsig, SIMPLE_THREADS), SIMPLE_THREADS, 0, sort_st>>>(
-                scalars, sig_ik, nsig, w, c, keys_tmp, vals_tmp);
-            TRY_LAUNCH();
-            size_t t = tmp_sort;
-            TRY(cub::DeviceRadixSort::SortPairs(tmp2, t, keys_tmp, keys + (size_t)w * nsig,
-                                                vals_tmp, vals + (size_t)w * nsig, (int)nsig, 0,
-                                                (int)c, sort_st));
-            if (overlap) {
-                TRY(cudaEventRecord(side.ev[w], sort_st));
-                TRY(cudaStreamWaitEvent(sc.st, side.ev[w], 0));
-                bucket_acc_kernel<F><<<blocks_for(chunks, EC_THREADS), EC_THREADS, 0, sc.st>>>(
-                    bases, keys, vals, nsig, chunks, nwin, L, nb, buckets, cka, ca, w * chunks,
-                    (w + 1) * chunks);
+        /* With overlap gw = nwin: one group, each window accumulated once its sort is done.
+         * Otherwise a group's sorts, then its accumulation, all on sc.st, so the next group's
+         * sorts overwrite keys and vals only after they were read. */
+        for (unsigned w0 = 0; w0 < nwin; w0 += gw) {
+            const unsigned w1 = w0 + gw < nwin ? w0 + gw : nwin;
+            for (unsigned w = w0; w < w1; w++) {
+                digits_kernel<<<blocks_for(nsig, SIMPLE_THREADS), SIMPLE_THREADS, 0, sort_st>>>(
+                    scalars, sig_ik, nsig, w, c, keys_tmp, vals_tmp);
+                TRY_LAUNCH();
+                size_t t = tmp_sort;
+                TRY(cub::DeviceRadixSort::SortPairs(
+                    tmp2, t, keys_tmp, keys + (size_t)(w - w0) * nsig, vals_tmp,
+                    vals + (size_t)(w - w0) * nsig, (int)nsig, 0, (int)c, sort_st));
+                if (overlap) {
+                    TRY(cudaEventRecord(side.ev[w], sort_st));
+                    TRY(cudaStreamWaitEvent(sc.st, side.ev[w], 0));
+                    bucket_acc_kernel<F>
+                        <<<blocks_for(chunks, EC_THREADS), EC_THREADS, 0, sc.st>>>(
+                            bases, keys, vals, nsig, chunks, nwin, L, nb, buckets, cka, ca,
+                            w * chunks, (w + 1) * chunks, w0);
+                    TRY_LAUNCH();
+                }
+            }
+            /* Phase 2 ends with the last sort (on the sort stream); with several groups
+             * it also holds every group's accumulation but the last. */
+            if (phases && w1 == nwin) TRY(cudaEventRecord(ph[2], sort_st));
+            if (!overlap) {
+                const uint32_t g0 = w0 * chunks, g1 = w1 * chunks;
+                bucket_acc_kernel<F><<<blocks_for(g1 - g0, EC_THREADS), EC_THREADS, 0, sc.st>>>(
+                    bases, keys, vals, nsig, chunks, nwin, L, nb, buckets, cka, ca, g0, g1, w0);
                 TRY_LAUNCH();
             }
-        }
-        /* With overlap, phase 2 ends when the last sort does (on the sort stream). */
-        if (phases) TRY(cudaEventRecord(ph[2], sort_st));
-        if (!overlap) {
-            bucket_acc_kernel<F><<<blocks_for(m, EC_THREADS), EC_THREADS, 0, sc.st>>>(
-                bases, keys, vals, nsig, chunks, nwin, L, nb, buckets, cka, ca, 0, m);
-            TRY_LAUNCH();
         }
         TRY_STATUS(fold_all<F>(sc, cka, ca, ckb, cb, m, buckets, err));
         PHASE(3);
@@ -677,9 +757,9 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
             for (int i = 0; i < 4; i++) TRY(cudaEventSynchronize(ph[i + 1]));
             for (int i = 0; i < 4; i++) TRY(cudaEventElapsedTime(&t[i], ph[i], ph[i + 1]));
             fprintf(stderr,
-                    "msm phases G%d n_sig %u c %u L %u seg %u: classify %.2f  digits+sort %.2f  "
-                    "accumulate+fold %.2f  reduce %.2f ms\n",
-                    G::group, nsig, c, L, seg, t[0], t[1], t[2], t[3]);
+                    "msm phases G%d n_sig %u c %u L %u seg %u groups %u: classify %.2f  "
+                    "digits+sort %.2f  accumulate+fold %.2f  reduce %.2f ms\n",
+                    G::group, nsig, c, L, seg, (nwin + gw - 1) / gw, t[0], t[1], t[2], t[3]);
         }
     }
 #undef PHASE
@@ -703,10 +783,14 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     /* Back to the host: W window sums and the ones' sum; Horner there. */
     typename G::host_xyzz hw[64], hones;
     static_assert(sizeof(typename G::host_xyzz) == sizeof(X), "layout");
-    TRY(cudaMemcpyAsync(hw, win, nwin * sizeof(X), cudaMemcpyDeviceToHost, sc.st));
-    TRY(cudaMemcpyAsync(&hones, ones, sizeof(X), cudaMemcpyDeviceToHost, sc.st));
+    static_assert(65 * sizeof(X) <= PIN_SLOT_BYTES, "readback slot");
+    X *rb = (X *)readback.p;
+    TRY(cudaMemcpyAsync(rb, win, nwin * sizeof(X), cudaMemcpyDeviceToHost, sc.st));
+    TRY(cudaMemcpyAsync(rb + 64, ones, sizeof(X), cudaMemcpyDeviceToHost, sc.st));
     TRY(cudaEventRecord(sc.ev1, sc.st));
     TRY(cudaStreamSynchronize(sc.st));
+    memcpy(hw, rb, nwin * sizeof(X));
+    memcpy(&hones, rb + 64, sizeof(X));
 
     typename G::host_xyzz acc;
     G::set_inf(&acc);

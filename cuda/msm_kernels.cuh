@@ -224,12 +224,13 @@ template <class F, bool PF = acc_config<F>::prefetch, int LEAN = acc_config<F>::
 CZK_HD void bucket_acc_body(uint32_t g, const affine_t<F> *bases, const uint32_t *keys,
                             const uint32_t *vals, uint32_t nsig, uint32_t chunks, uint32_t nwin,
                             uint32_t L, uint32_t nb, xyzz_t<F> *buckets, uint32_t *ckeys,
-                            xyzz_t<F> *cpts)
+                            xyzz_t<F> *cpts, uint32_t w_base = 0)
 {
     if (g >= nwin * chunks) return;
     uint32_t w = g / chunks, t = g - w * chunks;
-    const uint32_t *wk = keys + (size_t)w * nsig;
-    const uint32_t *wv = vals + (size_t)w * nsig;
+    /* keys and vals hold windows w_base.. (msm.cu sorts a group of windows at a time). */
+    const uint32_t *wk = keys + (size_t)(w - w_base) * nsig;
+    const uint32_t *wv = vals + (size_t)(w - w_base) * nsig;
     uint32_t start = t * L, end = umin(nsig, start + L);
     ckeys[g] = KEY_NONE;
     uint32_t cur = wk[start];

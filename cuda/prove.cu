@@ -437,8 +437,10 @@ void atomic_max(std::atomic<uint64_t> &a, uint64_t v)
  * witness, plus the largest MSM scratch twice (this proof's H MSM and the next one's,
  * should the next reach its H MSM first). The next proof may be of another circuit, so
  * the shape is the largest this GPU has proved (this one included), not this proof's. The
- * H MSM at 2^27 took about 21 GB (≈ 160 bytes a point). Memory the shared pool holds but
- * does not use counts as free.
+ * H MSM at 2^27 takes about 15 GB (≈ 115 bytes a point: classification 26, sort input and
+ * temporary 16, one group of four windows' sorted entries 32, buckets 36, carries 5; all
+ * twelve windows' entries at once took 21 GB), counted here as 120 bytes a point. Memory
+ * the shared pool holds but does not use counts as free.
  */
 void note_shape(int gpu, size_t m, size_t ni, size_t na)
 {
@@ -466,7 +468,7 @@ bool room_for_next(int gpu, cudaMemPool_t pool)
     }
     uint64_t avail = (uint64_t)free_b + (reserved > used ? reserved - used : 0);
     uint64_t need = g_max_bufs[gpu].load(std::memory_order_relaxed) +
-                    2 * (160 * g_max_m[gpu].load(std::memory_order_relaxed)) + (2ull << 30);
+                    2 * (120 * g_max_m[gpu].load(std::memory_order_relaxed)) + (2ull << 30);
     return avail >= need;
 }
 
@@ -506,7 +508,7 @@ struct witness_job {
     uint64_t streamed;
     double l_s, a_s, b1_s, b2_s; /* host wall times */
     double t_start;              /* the proof's start (now_s), for the stats' end marks */
-    int msm_priority;            /* the witness MSMs' stream priority (opts.urgent) */
+    int msm_priority;            /* the witness MSMs' stream priority (see prove) */
     czk_status rc;
     czk_err err;
 };
@@ -654,10 +656,28 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     TRY(cudaStreamCreateWithPriority(&ps.s, cudaStreamNonBlocking, prio_greatest));
     /* An urgent proof's MSMs (on their own streams, here and on the witness thread) go at
      * the transforms' priority, ahead of every other proof's MSMs: a WinningPoSt sharing
-     * the GPU with PoRep partitions waits only for blocks already running. */
-    const int msm_prio = o.urgent ? prio_greatest : 0;
+     * the GPU with PoRep partitions waits only for blocks already running.
+     *
+     * Otherwise the witness MSMs (L, A, B: a quarter of a second of device time at 2^27
+     * with a PoRep witness) go one level below the transforms and the H MSM at the lowest
+     * level: the small MSMs finish early and free their memory, and the long H MSM fills
+     * whatever the others leave. On an H200 (bench_gpu_prove --real --pipeline 10) the
+     * pipelined partition took 1.177 s against 1.198 with every MSM at one level
+     * (CZK_GPU_WITNESS_FIRST=0, kept for comparison). The larger gain came with the MSMs'
+     * page-locked readbacks (cuda/msm.cu, pinned_slot), without which the witness MSMs
+     * waited for the H MSM whatever their priority. The cost: a proof's call now ends with
+     * its H MSM, about 2.3 s into it beside the next proof. */
+    const char *wf = getenv("CZK_GPU_WITNESS_FIRST");
+    const bool witness_first = wf == nullptr || strcmp(wf, "0") != 0;
+    const int witness_level = prio_least - prio_greatest >= 2 ? prio_greatest + 1 : prio_greatest;
+    const int msm_prio = o.urgent ? prio_greatest : prio_least;
+    const int witness_prio = o.urgent ? prio_greatest
+                             : witness_first ? witness_level
+                                             : prio_least;
     msm_priority_scope prio_scope(msm_prio);
-    TRY(cudaStreamCreateWithFlags(&ps.cs, cudaStreamNonBlocking));
+    /* The copy stream also makes the witness canonical (from_mont_kernel), which the
+     * witness MSMs wait for: at their level, not behind another proof's H MSM. */
+    TRY(cudaStreamCreateWithPriority(&ps.cs, cudaStreamNonBlocking, witness_prio));
     for (cudaEvent_t &e : ps.ev) TRY(cudaEventCreate(&e));
     enum { EV_C0, EV_A, EV_B, EV_C, EV_Z, EV_S0, EV_H, EV_ZC };
 
@@ -722,7 +742,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     wj.res = &res;
     wj.st = &st;
     wj.t_start = t0;
-    wj.msm_priority = msm_prio;
+    wj.msm_priority = witness_prio;
     pthread_t wthread;
     bool wstarted = false;
     if (overlap) {
@@ -794,6 +814,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
         pthread_join(wthread, nullptr);
         wstarted = false;
     } else {
+        msm_priority_scope wscope(witness_prio);
         wj.rc = witness_msms(&wj);
     }
     if (wj.rc != CZK_OK) {

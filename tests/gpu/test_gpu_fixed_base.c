@@ -23,19 +23,13 @@
 #include "czk/log.h"
 #include "czk/r1cs.h"
 #include "czk_test.h"
+#include "czk_test_fr.h"
 #include "groth16/fixed_base.h"
 
 static czk_pool *pool;
 
 static const uint64_t R_MINUS_1[4] = {0xffffffff00000000ULL, 0x53bda402fffe5bfeULL,
                                       0x3339d80809a1d805ULL, 0x73eda753299d7d48ULL};
-
-static void rand_fr(czk_fr *a)
-{
-    uint8_t w[64];
-    czk_test_rand_bytes(w, 64);
-    czk_fr_from_wide_bytes(a, w);
-}
 
 static void *xmalloc(size_t n)
 {
@@ -63,7 +57,7 @@ static void fill_scalars(czk_fr *k, size_t n)
         else if (sel == 4 && i > 0)
             k[i] = k[czk_test_rand64() % i];
         else
-            rand_fr(&k[i]);
+            czk_test_rand_fr(&k[i]);
     }
 }
 
@@ -122,7 +116,7 @@ static void test_special(void)
     czk_fr_from_u64(&k[n++], 1023); /* exactly one full window */
     czk_fr_from_u64(&k[n++], 1024); /* the second window's lowest digit */
     while (n < 37) {
-        rand_fr(&k[n]);
+        czk_test_rand_fr(&k[n]);
         k[n + 1] = k[n];
         n += 2;
     }
@@ -225,15 +219,15 @@ static czk_fr *random_circuit(czk_r1cs *r, uint32_t n_pub, uint32_t n_mul)
     uint32_t ni = 1 + n_pub, na = n_mul + 1, nv = ni + na;
     czk_fr *z = czk_malloc(nv * sizeof *z);
     z[0] = CZK_FR_ONE;
-    for (uint32_t i = 1; i < ni + 1; i++) rand_fr(&z[i]); /* inputs and one free aux */
+    for (uint32_t i = 1; i < ni + 1; i++) czk_test_rand_fr(&z[i]); /* inputs and one free aux */
     CHECK_STATUS(czk_r1cs_alloc(r, ni, na, n_mul, n_mul, n_mul, n_mul, NULL), CZK_OK);
     r->has_c = true;
     for (uint32_t j = 0; j < n_mul; j++) {
         uint32_t out = ni + 1 + j;
         uint32_t u = (uint32_t)(czk_test_rand64() % out), v = (uint32_t)(czk_test_rand64() % out);
         czk_fr ca, cb, av, bv;
-        rand_fr(&ca);
-        rand_fr(&cb);
+        czk_test_rand_fr(&ca);
+        czk_test_rand_fr(&cb);
         r->a.row_ptr[j] = r->b.row_ptr[j] = r->c.row_ptr[j] = j;
         r->a.col[j] = u;
         r->a.val[j] = ca;

@@ -21,6 +21,7 @@
 #include "czk/gpu.h"
 #include "czk/msm.h"
 #include "czk_test.h"
+#include "czk_test_fr.h"
 
 #include "../cuda/gpu_internal.h"
 
@@ -39,13 +40,6 @@ static void rand_fp(czk_fp *a)
     uint8_t w[64];
     czk_test_rand_bytes(w, 64);
     czk_fp_from_wide_bytes(a, w);
-}
-
-static void rand_fr(czk_fr *a)
-{
-    uint8_t w[64];
-    czk_test_rand_bytes(w, 64);
-    czk_fr_from_wide_bytes(a, w);
 }
 
 static void *xmalloc(size_t n)
@@ -75,7 +69,7 @@ static void fill_fp(czk_fp *v, size_t n)
 
 static void fill_fr(czk_fr *v, size_t n)
 {
-    for (size_t i = 0; i < n; i++) rand_fr(&v[i]);
+    for (size_t i = 0; i < n; i++) czk_test_rand_fr(&v[i]);
     v[0] = CZK_FR_ZERO;
     v[1] = CZK_FR_ONE;
     czk_fr_neg(&v[2], &CZK_FR_ONE);
@@ -185,7 +179,7 @@ static void rand_g1(czk_g1_jac *p)
 {
     czk_fr k;
     czk_g1_jac g;
-    rand_fr(&k);
+    czk_test_rand_fr(&k);
     czk_g1_jac_from_affine(&g, &CZK_G1_GENERATOR);
     czk_g1_jac_mul_fr(p, &g, &k);
 }
@@ -194,7 +188,7 @@ static void rand_g2(czk_g2_jac *p)
 {
     czk_fr k;
     czk_g2_jac g;
-    rand_fr(&k);
+    czk_test_rand_fr(&k);
     czk_g2_jac_from_affine(&g, &CZK_G2_GENERATOR);
     czk_g2_jac_mul_fr(p, &g, &k);
 }

@@ -29,16 +29,10 @@
 #include "czk/groth16.h"
 #include "czk/r1cs.h"
 #include "czk_test.h"
+#include "czk_test_fr.h"
 
 static czk_pool *pool;
 static int small_mode;
-
-static void rand_fr(czk_fr *a)
-{
-    uint8_t w[64];
-    czk_test_rand_bytes(w, 64);
-    czk_fr_from_wide_bytes(a, w);
-}
 
 /* Witness flavours. */
 enum { W_MIXED, W_BITS };
@@ -56,8 +50,8 @@ static czk_fr *random_circuit(czk_r1cs *r, uint32_t n_pub, uint32_t n_rows, int 
     uint32_t ni = 1 + n_pub, na = n_rows + 1, nv = ni + na;
     czk_fr *z = czk_malloc((size_t)nv * sizeof *z);
     z[0] = CZK_FR_ONE;
-    for (uint32_t i = 1; i < ni; i++) rand_fr(&z[i]);
-    rand_fr(&z[nv - 1]); /* the unused aux variable */
+    for (uint32_t i = 1; i < ni; i++) czk_test_rand_fr(&z[i]);
+    czk_test_rand_fr(&z[nv - 1]); /* the unused aux variable */
     uint64_t nnz = (uint64_t)n_rows * 3;
     CHECK_STATUS(czk_r1cs_alloc(r, ni, na, n_rows, nnz, nnz, nnz, NULL), CZK_OK);
     r->has_c = true;
@@ -80,14 +74,14 @@ static czk_fr *random_circuit(czk_r1cs *r, uint32_t n_pub, uint32_t n_rows, int 
                 uint32_t v = (uint32_t)(czk_test_rand64() % out);
                 if (v == last) continue;
                 last = v;
-                rand_fr(&coeff);
+                czk_test_rand_fr(&coeff);
                 r->a.col[ka] = v;
                 r->a.val[ka++] = coeff;
                 czk_fr_mul(&tmp, &coeff, &z[v]);
                 czk_fr_add(&av, &av, &tmp);
             }
             uint32_t v = (uint32_t)(czk_test_rand64() % (ni + (out - ni) / 4 + 1));
-            rand_fr(&coeff);
+            czk_test_rand_fr(&coeff);
             r->b.col[kb] = v;
             r->b.val[kb++] = coeff;
             czk_fr_mul(&bv, &coeff, &z[v]);
@@ -251,8 +245,8 @@ static void one_size(uint32_t n_pub, uint32_t n_rows, int flavour, bool streamed
     CHECK_STATUS(czk_gpu_srs_create(&srs, 0, &f.pk, &err), CZK_OK);
     CHECK(czk_gpu_srs_bytes(srs) > 0 && czk_gpu_srs_gpu(srs) == 0);
     czk_fr r, s;
-    rand_fr(&r);
-    rand_fr(&s);
+    czk_test_rand_fr(&r);
+    czk_test_rand_fr(&s);
     uint8_t want[192];
     cpu_bytes(want, &f, &b, &r, &s);
     czk_gpu_prove_opts o = {0};
@@ -313,8 +307,8 @@ static void test_infinity_bases(void)
     czk_err err;
     CHECK_STATUS(czk_gpu_srs_create(&srs, 0, &f.pk, &err), CZK_OK);
     czk_fr r, s;
-    rand_fr(&r);
-    rand_fr(&s);
+    czk_test_rand_fr(&r);
+    czk_test_rand_fr(&s);
     uint8_t want[192];
     cpu_bytes(want, &f, &b, &r, &s);
     gpu_check(&f, &b, srs, NULL, &r, &s, want, false, "infinity bases");
@@ -348,8 +342,8 @@ static void test_snarkjs(void)
     czk_gpu_srs *srs = NULL;
     CHECK_STATUS(czk_gpu_srs_create(&srs, 0, &f.pk, &err), CZK_OK);
     czk_fr r, s;
-    rand_fr(&r);
-    rand_fr(&s);
+    czk_test_rand_fr(&r);
+    czk_test_rand_fr(&s);
     uint8_t want[192];
     cpu_bytes(want, &f, &b, &r, &s);
     gpu_check(&f, &b, srs, NULL, &r, &s, want, true, "snarkjs resident");
@@ -398,8 +392,8 @@ static void run_pair(const struct fixture *f, czk_gpu_srs *srs0, czk_gpu_srs *sr
         w[i].srs = i == 0 ? srs0 : srs1;
         w[i].gpu = i == 0 ? 0 : gpu1;
         bufs_alloc(&w[i].b, f->m, true);
-        rand_fr(&w[i].r);
-        rand_fr(&w[i].s);
+        czk_test_rand_fr(&w[i].r);
+        czk_test_rand_fr(&w[i].s);
     }
     for (int i = 0; i < 2; i++) CHECK(pthread_create(&th[i], NULL, worker_main, &w[i]) == 0);
     for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);

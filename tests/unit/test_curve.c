@@ -12,6 +12,7 @@
  */
 #include "czk/bls12_381.h"
 #include "czk_test.h"
+#include "czk_test_fr.h"
 
 #include <openssl/bn.h>
 #include <openssl/ec.h>
@@ -36,13 +37,6 @@ static BN_CTX *ctx;
 /* Random inputs                                                                        */
 /* ------------------------------------------------------------------------------------ */
 
-static void rand_fr(czk_fr *a)
-{
-    uint8_t w[64];
-    czk_test_rand_bytes(w, 64);
-    czk_fr_from_wide_bytes(a, w);
-}
-
 static void rand_fp(czk_fp *a)
 {
     uint8_t w[64];
@@ -59,7 +53,7 @@ static void rand_fp2(czk_fp2 *a)
 static void g1_rand(czk_g1_jac *out)
 {
     czk_fr k;
-    rand_fr(&k);
+    czk_test_rand_fr(&k);
     czk_g1_jac g;
     czk_g1_jac_from_affine(&g, &CZK_G1_GENERATOR);
     czk_g1_jac_mul_fr(out, &g, &k);
@@ -68,7 +62,7 @@ static void g1_rand(czk_g1_jac *out)
 static void g2_rand(czk_g2_jac *out)
 {
     czk_fr k;
-    rand_fr(&k);
+    czk_test_rand_fr(&k);
     czk_g2_jac g;
     czk_g2_jac_from_affine(&g, &CZK_G2_GENERATOR);
     czk_g2_jac_mul_fr(out, &g, &k);
@@ -258,8 +252,8 @@ static void test_g1_group_laws(void)
 
     for (int it = 0; it < ITERS; it++) {
         czk_fr a, b, c;
-        rand_fr(&a);
-        rand_fr(&b);
+        czk_test_rand_fr(&a);
+        czk_test_rand_fr(&b);
         czk_fr_add(&c, &a, &b);
         czk_g1_jac pa, pb, pc, t, u;
         czk_g1_jac_mul_fr(&pa, &g, &a);
@@ -417,8 +411,8 @@ static void test_g2_group_laws(void)
 
     for (int it = 0; it < ITERS; it++) {
         czk_fr a, b, c;
-        rand_fr(&a);
-        rand_fr(&b);
+        czk_test_rand_fr(&a);
+        czk_test_rand_fr(&b);
         czk_fr_add(&c, &a, &b);
         czk_g2_jac pa, pb, pc, t, u;
         czk_g2_jac_mul_fr(&pa, &g, &a);

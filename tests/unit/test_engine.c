@@ -13,6 +13,7 @@
 #include "czk/groth16.h"
 #include "czk/log.h"
 #include "czk_test.h"
+#include "czk_test_fr.h"
 #include "engine/engine_internal.h"
 
 #include <inttypes.h>
@@ -30,13 +31,6 @@ static size_t wtns_good_len, wtns_bad_len, wtns_short_len;
 static czk_fr *z_good;
 static int data_dir_counter;
 
-static void rand_fr(czk_fr *a)
-{
-    uint8_t w[64];
-    czk_test_rand_bytes(w, 64);
-    czk_fr_from_wide_bytes(a, w);
-}
-
 /*
  * A random satisfiable R1CS with n_pub public inputs and n_mul product rows: row j
  * multiplies a random LC of earlier variables by one earlier variable and defines a new aux
@@ -47,8 +41,8 @@ static czk_fr *random_circuit(czk_r1cs *r, uint32_t n_pub, uint32_t n_mul)
     uint32_t ni = 1 + n_pub, na = n_mul + 1, nv = ni + na;
     czk_fr *z = czk_malloc(nv * sizeof *z);
     z[0] = CZK_FR_ONE;
-    for (uint32_t i = 1; i < ni; i++) rand_fr(&z[i]);
-    rand_fr(&z[ni]);
+    for (uint32_t i = 1; i < ni; i++) czk_test_rand_fr(&z[i]);
+    czk_test_rand_fr(&z[ni]);
     uint64_t nnz = (uint64_t)n_mul * 2;
     CHECK_STATUS(czk_r1cs_alloc(r, ni, na, n_mul, nnz, nnz, nnz, NULL), CZK_OK);
     r->has_c = true;
@@ -62,17 +56,17 @@ static czk_fr *random_circuit(czk_r1cs *r, uint32_t n_pub, uint32_t n_mul)
         uint32_t v0 = (uint32_t)(czk_test_rand64() % out), v1 = (uint32_t)(czk_test_rand64() % out);
         if (v1 == v0) v1 = (v0 + 1) % out;
         uint32_t lo = v0 < v1 ? v0 : v1, hi = v0 < v1 ? v1 : v0;
-        rand_fr(&coeff);
+        czk_test_rand_fr(&coeff);
         r->a.col[ka] = lo;
         r->a.val[ka++] = coeff;
         czk_fr_mul(&av, &coeff, &z[lo]);
-        rand_fr(&coeff);
+        czk_test_rand_fr(&coeff);
         r->a.col[ka] = hi;
         r->a.val[ka++] = coeff;
         czk_fr_mul(&t, &coeff, &z[hi]);
         czk_fr_add(&av, &av, &t);
         uint32_t vb = (uint32_t)(czk_test_rand64() % out);
-        rand_fr(&coeff);
+        czk_test_rand_fr(&coeff);
         r->b.col[kb] = vb;
         r->b.val[kb++] = coeff;
         czk_fr_mul(&bv, &coeff, &z[vb]);

@@ -5,6 +5,7 @@
  */
 #include "czk/bls12_381.h"
 #include "czk_test.h"
+#include "czk_test_fr.h"
 #include "ff/ff_internal.h"
 
 #include <openssl/bn.h>
@@ -35,13 +36,6 @@ static void rand_fp(czk_fp *a)
     czk_fp_from_wide_bytes(a, w);
 }
 
-static void rand_fr(czk_fr *a)
-{
-    uint8_t w[64];
-    czk_test_rand_bytes(w, 64);
-    czk_fr_from_wide_bytes(a, w);
-}
-
 /* Edge values mixed into the random stream: 0, 1, p-1, small, large. */
 static void pick_fp(czk_fp *a, int i)
 {
@@ -61,7 +55,7 @@ static void pick_fr(czk_fr *a, int i)
     case 1: *a = CZK_FR_ONE; break;
     case 2: czk_fr_neg(a, &CZK_FR_ONE); break;
     case 3: czk_fr_from_u64(a, 2); break;
-    default: rand_fr(a);
+    default: czk_test_rand_fr(a);
     }
 }
 

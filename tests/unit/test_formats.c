@@ -15,6 +15,7 @@
 #include "czk/pool.h"
 #include "czk/r1cs.h"
 #include "czk_test.h"
+#include "czk_test_fr.h"
 #include "groth16/io_internal.h"
 
 #include <dirent.h>
@@ -220,18 +221,11 @@ static void b_fr_double_mont(buf *b, const BIGNUM *c)
     BN_free(x);
 }
 
-static void rand_fr(czk_fr *a)
-{
-    uint8_t w[64];
-    czk_test_rand_bytes(w, 64);
-    czk_fr_from_wide_bytes(a, w);
-}
-
 static void rand_g1(czk_g1_affine *out)
 {
     czk_fr k;
     czk_g1_jac g, r;
-    rand_fr(&k);
+    czk_test_rand_fr(&k);
     czk_g1_jac_from_affine(&g, &CZK_G1_GENERATOR);
     czk_g1_jac_mul_fr(&r, &g, &k);
     czk_g1_jac_to_affine(out, &r);
@@ -241,7 +235,7 @@ static void rand_g2(czk_g2_affine *out)
 {
     czk_fr k;
     czk_g2_jac g, r;
-    rand_fr(&k);
+    czk_test_rand_fr(&k);
     czk_g2_jac_from_affine(&g, &CZK_G2_GENERATOR);
     czk_g2_jac_mul_fr(&r, &g, &k);
     czk_g2_jac_to_affine(out, &r);
@@ -884,7 +878,7 @@ static void test_r1cs_roundtrip(void)
             uint32_t k = (uint32_t)(czk_test_rand64() % 5);
             for (uint32_t t = 0; t < k; t++) {
                 m[x]->col[m[x]->nnz] = (uint32_t)(czk_test_rand64() % (ni + na));
-                do rand_fr(&m[x]->val[m[x]->nnz]);
+                do czk_test_rand_fr(&m[x]->val[m[x]->nnz]);
                 while (czk_fr_is_zero(&m[x]->val[m[x]->nnz]));
                 m[x]->nnz++;
             }
@@ -1069,7 +1063,7 @@ static void test_wtns(void)
     /* Round trip of full-size values through the writer, and its bytes. */
     czk_fr vals[300], *back;
     vals[0] = CZK_FR_ONE;
-    for (int i = 1; i < 300; i++) rand_fr(&vals[i]);
+    for (int i = 1; i < 300; i++) czk_test_rand_fr(&vals[i]);
     CHECK_STATUS(czk_wtns_write_file(vals, 300, tpath("w.wtns"), NULL), CZK_OK);
     CHECK_STATUS(czk_wtns_read_file(&back, &n, tpath("w.wtns"), NULL), CZK_OK);
     CHECK(n == 300 && memcmp(back, vals, sizeof vals) == 0);
@@ -1668,8 +1662,8 @@ static void test_json_public(void)
     v[1] = CZK_FR_ONE;
     czk_fr_neg(&v[2], &CZK_FR_ONE); /* r − 1 */
     czk_fr_from_u64(&v[3], 10000000000000000000ULL);
-    rand_fr(&v[4]);
-    rand_fr(&v[5]);
+    czk_test_rand_fr(&v[4]);
+    czk_test_rand_fr(&v[5]);
     const char *f = tpath("public.json");
     CHECK_STATUS(czk_snarkjs_public_write_json(v, 6, f, NULL), CZK_OK);
     CHECK_STATUS(czk_snarkjs_public_read_json(&back, &n, f, NULL), CZK_OK);

@@ -10,13 +10,7 @@
 #include "czk/groth16.h"
 #include "czk/ntt.h"
 #include "czk_test.h"
-
-static void rand_fr(czk_fr *a)
-{
-    uint8_t w[64];
-    czk_test_rand_bytes(w, 64);
-    czk_fr_from_wide_bytes(a, w);
-}
+#include "czk_test_fr.h"
 
 /*
  * A random circuit with n_pub public inputs and n_mul multiplication constraints: each row
@@ -29,9 +23,9 @@ static czk_fr *random_circuit(czk_r1cs *r, uint32_t n_pub, uint32_t n_mul)
     uint32_t ni = 1 + n_pub, na = n_mul + 2, nv = ni + na;
     czk_fr *z = czk_malloc(nv * sizeof *z);
     z[0] = CZK_FR_ONE;
-    for (uint32_t i = 1; i < ni; i++) rand_fr(&z[i]);
+    for (uint32_t i = 1; i < ni; i++) czk_test_rand_fr(&z[i]);
     /* two free aux variables, so A/B densities of aux are partial */
-    rand_fr(&z[ni]);
+    czk_test_rand_fr(&z[ni]);
     czk_fr_from_u64(&z[ni + 1], czk_test_rand64() & 1);
     uint64_t nnz = (uint64_t)n_mul * 3;
     CHECK_STATUS(czk_r1cs_alloc(r, ni, na, n_mul, nnz, nnz, nnz, NULL), CZK_OK);
@@ -52,7 +46,7 @@ static czk_fr *random_circuit(czk_r1cs *r, uint32_t n_pub, uint32_t n_mul)
             if (v == last) continue;
             last = v;
             czk_fr coeff;
-            rand_fr(&coeff);
+            czk_test_rand_fr(&coeff);
             r->a.col[ka] = v;
             r->a.val[ka++] = coeff;
             czk_fr tmp;
@@ -62,7 +56,7 @@ static czk_fr *random_circuit(czk_r1cs *r, uint32_t n_pub, uint32_t n_mul)
         /* B only touches inputs or the first aux half, so b_aux density is partial */
         uint32_t v = (uint32_t)(czk_test_rand64() % (ni + 1));
         czk_fr coeff;
-        rand_fr(&coeff);
+        czk_test_rand_fr(&coeff);
         r->b.col[kb] = v;
         r->b.val[kb++] = coeff;
         czk_fr_mul(&bv, &coeff, &z[v]);
@@ -213,8 +207,8 @@ static void test_deterministic(void)
     fixture_init(&f, 2, 200, pool);
     czk_groth16_assignment asg;
     czk_fr r, s;
-    rand_fr(&r);
-    rand_fr(&s);
+    czk_test_rand_fr(&r);
+    czk_test_rand_fr(&s);
     uint8_t b1[192], b2[192], b3[192];
     czk_groth16_proof p;
     czk_err err;
@@ -413,7 +407,7 @@ static czk_status cubic_circuit(czk_cs *cs, void *ctx)
 static void test_cs_circuit(void)
 {
     czk_fr x;
-    rand_fr(&x);
+    czk_test_rand_fr(&x);
     czk_err err;
     /* RECORD: matrices, then test parameters. */
     czk_cs_config cfg = {0};

@@ -16,6 +16,7 @@
 #include "czk/alloc.h"
 #include "czk/msm.h"
 #include "czk_test.h"
+#include "czk_test_fr.h"
 #include "msm/msm_internal.h"
 
 #include <openssl/bn.h>
@@ -25,13 +26,6 @@ static czk_pool *pools[4]; /* pools[t]: t workers (pools[1] is NULL: the caller 
 /* ------------------------------------------------------------------------------------ */
 /* Helpers                                                                              */
 /* ------------------------------------------------------------------------------------ */
-
-static void rand_fr(czk_fr *a)
-{
-    uint8_t w[64];
-    czk_test_rand_bytes(w, 64);
-    czk_fr_from_wide_bytes(a, w);
-}
 
 static const uint64_t R_LIMBS[4] = {0xffffffff00000001ULL, 0x53bda402fffe5bfeULL,
                                     0x3339d80809a1d805ULL, 0x73eda753299d7d48ULL};
@@ -100,7 +94,7 @@ static void pick_scalar(czk_scalar *s, enum skind kind)
         break;
     default: {
         czk_fr f;
-        rand_fr(&f);
+        czk_test_rand_fr(&f);
         scalar_from_fr(s, &f);
     }
     }
@@ -178,11 +172,11 @@ static void g1_make(g1_set *s, size_t n)
     czk_g1_jac step[NSTEPS];
     czk_fr u[NSTEPS];
     for (int j = 0; j < NSTEPS; j++) {
-        rand_fr(&u[j]);
+        czk_test_rand_fr(&u[j]);
         g1_mul_fr(&step[j], &CZK_G1_GENERATOR, &u[j]);
     }
     czk_fr t;
-    rand_fr(&t);
+    czk_test_rand_fr(&t);
     czk_g1_jac cur;
     g1_mul_fr(&cur, &CZK_G1_GENERATOR, &t);
     for (size_t i = 0; i < n; i++) {
@@ -205,11 +199,11 @@ static void g2_make(g2_set *s, size_t n)
     czk_g2_jac step[NSTEPS];
     czk_fr u[NSTEPS];
     for (int j = 0; j < NSTEPS; j++) {
-        rand_fr(&u[j]);
+        czk_test_rand_fr(&u[j]);
         g2_mul_fr(&step[j], &CZK_G2_GENERATOR, &u[j]);
     }
     czk_fr t;
-    rand_fr(&t);
+    czk_test_rand_fr(&t);
     czk_g2_jac cur;
     g2_mul_fr(&cur, &CZK_G2_GENERATOR, &t);
     for (size_t i = 0; i < n; i++) {
@@ -400,7 +394,7 @@ static void test_frs_to_scalars(void)
         else if (i == 2)
             czk_fr_neg(&f[i], &CZK_FR_ONE);
         else
-            rand_fr(&f[i]);
+            czk_test_rand_fr(&f[i]);
     }
     BIGNUM *bn = BN_new();
     for (unsigned th = 1; th <= 3; th++) {

@@ -326,7 +326,7 @@ static void test_g2_buckets(void)
 template <class S> static void check_build_default(uint32_t nbases)
 {
     using F = typename S::F;
-    msm_case<S> t(nbases, 64, 2, 4, 5);
+    msm_case<S> t(nbases, 64, 3, 4, 5);
     level0<F> a = run_level0<S, acc_config<F>::prefetch, acc_config<F>::lean,
                              acc_config<F>::l2pf>(t);
     level0<F> b;
@@ -338,6 +338,26 @@ template <class S> static void check_build_default(uint32_t nbases)
                            t.nwin, t.L, t.nb, b.buckets.data(), b.ckeys.data(), b.cpts.data());
     CHECK(same_bytes(a, b));
     check_level0(t, b, "build default");
+    /* Windows sorted a group at a time (msm.cu keeps only one group's sorted entries):
+     * the thread of chunk g reads its window from a buffer that starts at window w_base. */
+    for (uint32_t gw = 1; gw <= t.nwin; gw++) {
+        level0<F> c;
+        c.buckets.assign((size_t)t.nwin * t.nb, t.sentinel);
+        c.cpts.assign(t.nwin * t.chunks, xyzz_t<F>::inf());
+        c.ckeys.assign(t.nwin * t.chunks, 0);
+        for (uint32_t w0 = 0; w0 < t.nwin; w0 += gw) {
+            uint32_t w1 = w0 + gw < t.nwin ? w0 + gw : t.nwin;
+            std::vector<uint32_t> gk(t.keys.begin() + (size_t)w0 * t.nsig,
+                                     t.keys.begin() + (size_t)w1 * t.nsig);
+            std::vector<uint32_t> gv(t.vals.begin() + (size_t)w0 * t.nsig,
+                                     t.vals.begin() + (size_t)w1 * t.nsig);
+            for (uint32_t g = w0 * t.chunks; g < w1 * t.chunks; g++)
+                bucket_acc_body<F>(g, t.bases.data(), gk.data(), gv.data(), t.nsig, t.chunks,
+                                   t.nwin, t.L, t.nb, c.buckets.data(), c.ckeys.data(),
+                                   c.cpts.data(), w0);
+        }
+        CHECK_MSG(same_bytes(b, c), "%u windows a group", gw);
+    }
 }
 
 static void test_build_defaults(void)

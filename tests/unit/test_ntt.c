@@ -15,6 +15,7 @@
 #include "czk/ntt.h"
 #include "czk/pool.h"
 #include "czk_test.h"
+#include "czk_test_fr.h"
 #include "ntt/ntt_arith.h"
 #include "ntt/ntt_internal.h"
 
@@ -22,16 +23,9 @@
 
 static const czk_roots FAMILIES[2] = {CZK_ROOTS_BELLPERSON, CZK_ROOTS_SNARKJS};
 
-static void rand_fr(czk_fr *a)
-{
-    uint8_t w[64];
-    czk_test_rand_bytes(w, 64);
-    czk_fr_from_wide_bytes(a, w);
-}
-
 static void rand_vec(czk_fr *v, size_t n)
 {
-    for (size_t i = 0; i < n; i++) rand_fr(&v[i]);
+    for (size_t i = 0; i < n; i++) czk_test_rand_fr(&v[i]);
 }
 
 static czk_fr fr_hex(const char *hex)
@@ -373,7 +367,7 @@ static void test_large_round_trips(void)
         czk_fr w, g, winv;
         czk_ntt_domain_omega(d, &w);
         czk_fr_inv(&winv, &w);
-        rand_fr(&g);
+        czk_test_rand_fr(&g);
         /* Every size on one pool in turn; 2^16 and 2^20 on all of them, compared. */
         bool all = (log_n == 16 || log_n == 20);
         int p0 = all ? 0 : (int)(log_n % NPOOLS), p1 = all ? NPOOLS : p0 + 1;
@@ -469,8 +463,8 @@ static void test_linearity(void)
         czk_fr *x = vec_alloc(n), *y = vec_alloc(n), *z = vec_alloc(n), a, g;
         rand_vec(x, n);
         rand_vec(y, n);
-        rand_fr(&a);
-        rand_fr(&g);
+        czk_test_rand_fr(&a);
+        czk_test_rand_fr(&g);
         for (size_t i = 0; i < n; i++) {
             czk_fr_mul(&z[i], &x[i], &a);
             czk_fr_add(&z[i], &z[i], &y[i]);
@@ -578,8 +572,8 @@ static void test_arith(void)
             a = edge[it % 6];
             b = edge[it / 6];
         } else {
-            rand_fr(&a);
-            rand_fr(&b);
+            czk_test_rand_fr(&a);
+            czk_test_rand_fr(&b);
             if (it % 7 == 0) b = a;
         }
         ntt_add(&x, &a, &b);
@@ -622,7 +616,7 @@ static void test_tuning_variants(void)
         size_t n = (size_t)1 << log_n;
         czk_fr *v = vec_alloc(n), *want = vec_alloc(4 * n), *x = vec_alloc(n), g;
         rand_vec(v, n);
-        rand_fr(&g);
+        czk_test_rand_fr(&g);
         for (int vi = -1; vi < (int)(sizeof variants / sizeof variants[0]); vi++) {
             if (vi < 0) {
                 t = def;

@@ -30,6 +30,7 @@
 #include "czk/bls12_381.h"
 #include "czk/ntt.h"
 #include "czk_test.h"
+#include "czk_test_fr.h"
 
 /* What ntt.cuh needs from the CUDA headers, for the host: the vector type, the launch
  * coordinates (set by run_grid below) and the kernel qualifiers. */
@@ -75,12 +76,6 @@ static void run_grid(K kern, unsigned grid, unsigned block, A... args)
 }
 
 /* A uniform field element, as the other field tests draw them. */
-static void rand_fr(czk_fr *a)
-{
-    uint8_t w[64];
-    czk_test_rand_bytes(w, 64);
-    czk_fr_from_wide_bytes(a, w);
-}
 
 static BIGNUM *bn_of(const czk_fr &a)
 {
@@ -166,8 +161,8 @@ static void test_coset_tables(void)
         czk_fr_from_u64(&n, (uint64_t)1 << M);
         czk_fr_inv(&c, &n);
         check_table(g, c, M, "coset 7, 1/n");
-        rand_fr(&g);
-        rand_fr(&c);
+        czk_test_rand_fr(&g);
+        czk_test_rand_fr(&c);
         check_table(g, c, M, "random coset and constant");
     }
 }
@@ -257,7 +252,7 @@ static void check_network(unsigned L, czk_roots fam, bool dit, bool split)
         czk_gpu::ntt::host_powers(tlo, n, CZK_FR_ONE, wl);
     }
 
-    for (size_t i = 0; i < n; i++) rand_fr(&ref[i]);
+    for (size_t i = 0; i < n; i++) czk_test_rand_fr(&ref[i]);
     for (size_t i = 0; i < n; i++) v[dit ? bitrev((uint32_t)i, L) : i] = ref[i];
     czk_ntt_domain *d = nullptr;
     czk_err err;
