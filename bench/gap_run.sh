@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # The czkd-vs-bench gap (issue #8's per-partition figure) in one device call on
-# nvidia-h200-x2 (one GPU used, 32 vCPUs to keep it fed): the real 32 GiB PoRep partition
-# pipelined in bench_gpu_prove and czkd GPU-bound, each with CUDA's pool default and with
-# CZK_GPU_POOL_DEPS=0 (no allocation made to wait on another stream's pending free; see
-# cuda/msm.cu). Outputs are tarred into $OUT/gap.tgz (a call returns a few files only).
+# nvidia-h200-x2 (one GPU used, 32 vCPUs to keep it fed): GPU tests (TESTS), the real
+# 32 GiB PoRep partition pipelined in bench_gpu_prove (MODES), MSM knobs in bench_gpu_msm
+# (MSM_ARGS) and czkd GPU-bound (CZKD_MODES), each mode an environment (mode_env below);
+# SANITIZE=1 adds compute-sanitizer runs of test_gpu_prove.
+# Outputs are tarred into $OUT/gap.tgz (a call returns a few files only).
 #
 # Prepare here:
-#   BUILD=build-lead EXTRA=" " bash bench/scale_prep.sh
+#   BUILD=build-lead EXTRA="test_gpu_prove test_gpu_msm" bash bench/scale_prep.sh
 #   mkdir -p build-carry && tar -C build-scale -cf - . | xz > build-carry/scale.tar.xz
 #   PROGS="bench_gpu_prove bench_gpu_msm" bash bench/gpu_prove_run.sh build build-gap
 #   mkdir -p /tmp/bgpd && strip -o /tmp/bgpd/bgp build-gap/bench_gpu_prove &&
 #     strip -o /tmp/bgpd/bgm build-gap/bench_gpu_msm && tar -C /tmp/bgpd -cf - . | xz > build-carry/bgp.tar.xz
-# Device: carry ["build-carry"], kind nvidia-h200-x2, command: bash bench/gap_run.sh
-# MODES (default "default deps0") are the bench's pipelines, ~45 s each; CZKD_MODES (default
-# "deps0": the default was measured at 1.307 s a partition) the czkd runs, ~250 s each, so one
-# call holds one of them.
+# Device: carry ["build-carry"], kind nvidia-h200-x2, command e.g.
+#   TESTS=test_gpu_prove MODES=default MSM_ARGS=none CZKD_MODES=w3 bash bench/gap_run.sh
+# MODES (default "default") are the bench's pipelines, 45-75 s each; CZKD_MODES
+# (default "default") the czkd runs, ~230-250 s each, so one call holds one of them. On the
+# sixth session's build: bench 1.114 s a partition, czkd 1.228 s.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/czk-gap}
@@ -24,15 +26,19 @@ export LD_LIBRARY_PATH=$PWD/build-scale/lib
 BUDGET=${BUDGET:-570}
 SUM=$OUT/summary.txt
 . bench/device_step.sh
-MODES=${MODES:-"default deps0"}
-CZKD_MODES=${CZKD_MODES:-"deps0"}
+MODES=${MODES:-"default"}
+CZKD_MODES=${CZKD_MODES:-"default"}
 # A mode's environment: default (none), deps0 (CZK_GPU_POOL_DEPS=0), wf0
-# (CZK_GPU_WITNESS_FIRST=0: the witness MSMs at the H MSM's stream priority).
+# (CZK_GPU_WITNESS_FIRST=0: the witness MSMs at the H MSM's stream priority), hw
+# (CZK_GPU_H_LEVEL=witness: the H MSM at the witness MSMs' level), w3 (czkd only: three prove
+# workers a GPU).
 mode_env() {
     env_m=()
     case $1 in
         deps0) env_m=(CZK_GPU_POOL_DEPS=0) ;;
         wf0) env_m=(CZK_GPU_WITNESS_FIRST=0) ;;
+        hw) env_m=(CZK_GPU_H_LEVEL=witness) ;;
+        w3) env_m=(GPU_WORKERS=3) ;;
     esac
 }
 # TESTS: GPU tests from build-scale/bin run first (e.g. "test_gpu_prove").
@@ -40,6 +46,17 @@ for t in ${TESTS:-}; do
     step "test-$t.log" 240 env CUDA_VISIBLE_DEVICES=0 build-scale/bin/$t
     tail -2 "$OUT/test-$t.log" | tee -a "$SUM"
 done
+# SANITIZE=1: test_gpu_prove at small sizes under compute-sanitizer memcheck, and one of its
+# tests (a streamed proof, every stage) under racecheck, as bench/gpu_prove_run.sh does.
+if [ -n "${SANITIZE:-}" ]; then
+    SAN=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")
+    step memcheck.log 80 env CUDA_VISIBLE_DEVICES=0 CZK_TEST_GPU_SMALL=1 "$SAN" --tool memcheck \
+        --leak-check no --error-exitcode 9 build-scale/bin/test_gpu_prove
+    step racecheck.log 100 env CUDA_VISIBLE_DEVICES=0 CZK_TEST_GPU_SMALL=1 \
+        CZK_TEST_ONLY=test_errors "$SAN" --tool racecheck --error-exitcode 9 \
+        build-scale/bin/test_gpu_prove
+    grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$OUT"/memcheck.log "$OUT"/racecheck.log | tee -a "$SUM"
+fi
 for m in $MODES; do
     mode_env "$m"
     # The default mode also times single partitions (the GPU to one proof at a time).

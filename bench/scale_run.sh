@@ -18,7 +18,8 @@
 # default 5), N_SNAP (2), N_PAGEABLE (1; 0 skips the pageable run), BUDGET (engine memory
 # budget, default 80GiB), SYNTH_WORKERS (3), SYNTH_THREADS (6 per worker), WIN_DELAY (seconds after the PoRep submissions
 # before the WinningPoSt, default 25), DEADLINE_S (phases not started after this many
-# seconds are skipped, default 540), OUT (results; default /tmp/czk-scale).
+# seconds are skipped, default 540), GPU_WORKERS (gpus.workers_per_device, default the
+# daemon's), OUT (results; default /tmp/czk-scale).
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -109,6 +110,8 @@ workers = $SYNTH_WORKERS
 threads = $SYNTH_THREADS
 [timeline]
 path = $W/timeline-$tag.jsonl
+${GPU_WORKERS:+[gpus]
+workers_per_device = $GPU_WORKERS}
 EOF
   "$czkd" --config "$W/czkd-$tag.conf" > "$W/czkd-$tag.log" 2>&1 &
   pid=$!
