@@ -344,8 +344,9 @@ struct scratch {
  * the 0.9 s. Into a slot the copy is asynchronous, and the thread then waits with
  * cudaStreamSynchronize, which blocks only itself. Measured there: a proof's witness MSMs
  * done 0.5-1.5 s into its call instead of 1.2-2.6 s; the pipelined partition 1.177 ->
- * 1.121 s and one partition alone 1.369 -> 1.292 s (bench_gpu_prove --real). A slot is taken per MSM and given back;
- * slots are made on demand (as many as MSMs in flight at once) and kept for the process.
+ * 1.121 s and one partition alone 1.369 -> 1.292 s (bench_gpu_prove --real). A slot is
+ * taken per MSM and given back; slots are made on demand (as many as MSMs in flight at
+ * once) and kept for the process.
  * Without a slot (cudaHostAlloc failed, or more than PIN_SLOTS MSMs at once) the readback
  * uses ordinary memory: correct, and only slower beside other proofs.
  */
