@@ -75,6 +75,27 @@ if [ -x bgp/bgm ] && [ "$MSM_ARGS" != none ]; then
     step msm.log 90 env CUDA_VISIBLE_DEVICES=0 CZK_GPU_MSM_PHASES=1 bgp/bgm $MSM_ARGS
     grep -h "random\|phases" "$OUT/msm.log" | tee -a "$SUM"
 fi
+# NCU=1: Nsight Compute on the MSM's kernels (bench_gpu_msm after a warm-up): duration, SM
+# and memory throughput, occupancy, issue-slot use and warp stall reasons of the G1 bucket
+# accumulation and window sums at 2^NCU_LOG, of the digits and sort passes there, and of
+# G2's accumulation and window sums at 2^NCU_G2_LOG (clock control off, as METHOD.md asks).
+if [ -n "${NCU:-}" ] && [ -x bgp/bgm ]; then
+    NCU_BIN=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+    ncu_run() { # regex count bench-args...
+        local rx=$1 cnt=$2
+        shift 2
+        step ncu.log 100 env CUDA_VISIBLE_DEVICES=0 "$NCU_BIN" --clock-control none \
+            --section SpeedOfLight --section Occupancy --section SchedulerStats \
+            --section WarpStateStats --section LaunchStats --kernel-name "regex:$rx" \
+            --launch-count "$cnt" bgp/bgm --reps 1 --no-01 "$@"
+    }
+    lg=${NCU_LOG:-24}
+    ncu_run "bucket_acc|bucket_sum" 4 --min-log "$lg" --max-log "$lg" --g2-log 0
+    ncu_run "digits|Onesweep" 8 --min-log "$lg" --max-log "$lg" --g2-log 0
+    ncu_run "bucket_acc|bucket_sum" 4 --min-log 30 --max-log 20 --g2-log "${NCU_G2_LOG:-22}"
+    grep -E "^  [a-zA-Z_].*\(|Duration|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible|Compute \(SM\) Throughput|Memory Throughput|Warp Cycles Per Issued|Stall|stall" \
+        "$OUT/ncu.log" | head -600 > "$OUT/ncu-brief.txt"
+fi
 for m in $CZKD_MODES; do
     left=$((BUDGET - SECONDS - 10))
     [ "$left" -lt 240 ] && { echo "czkd $m: skipped, ${left}s left" | tee -a "$SUM"; continue; }

@@ -9,10 +9,11 @@
  *     base index of scalar i is the number of density bits set before i, from a scan of the
  *     bitmap's word popcounts. Compaction is cub::DeviceSelect (stable order). The counts
  *     come back to the host once, to size everything after.
- *  2. for each window w of c bits: a Booth digit d in [−2^(c−1), 2^(c−1)] per significant
- *     scalar, stored as key |d| − 1 (zero digits get the key 2^(c−1), which sorts last and
- *     is skipped) and value base index | sign << 31; cub::DeviceRadixSort over c key bits
- *     puts each window's entries in bucket order.
+ *  2. for each window w of c_w bits (the W = ceil(256/c) windows get widths c or c − 1
+ *     that add up to 256, to shrink step 4: msm_kernels.cuh, win_split): a Booth digit d
+ *     in [−2^(c_w−1), 2^(c_w−1)] per significant scalar, stored as key |d| − 1 (zero digits
+ *     get the key 2^(c−1), which sorts last and is skipped) and value base index | sign <<
+ *     31; cub::DeviceRadixSort over c key bits puts each window's entries in bucket order.
  *  3. bucket accumulation, balanced whatever the scalars: the sorted entries of a window are
  *     cut into chunks of L; one thread per chunk walks it adding ±base into an XYZZ
  *     accumulator (8M + 2S per point) and writes each bucket it finishes. A bucket that
@@ -24,7 +25,7 @@
  *     thread does the running sum over its segment (2 additions per bucket) and adds
  *     lo·(segment sum) for its offset; the segments of a window are folded by the same
  *     carry passes. The window sums and the ones' sum come back to the host, which
- *     combines them with c doublings per window (Horner) using the CPU library.
+ *     combines them with c_w doublings per window (Horner) using the CPU library.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -66,9 +67,11 @@ __global__ void classify_kernel(const czk_scalar *scalars, size_t n, const uint6
 }
 
 __global__ void digits_kernel(const czk_scalar *scalars, const uint64_t *sig_ik, uint32_t nsig,
-                              unsigned w, unsigned c, uint32_t *keys, uint32_t *vals)
+                              unsigned pos, unsigned c, uint32_t zkey, uint32_t *keys,
+                              uint32_t *vals)
 {
-    digits_body(blockIdx.x * blockDim.x + threadIdx.x, scalars, sig_ik, nsig, w, c, keys, vals);
+    digits_body(blockIdx.x * blockDim.x + threadIdx.x, scalars, sig_ik, nsig, pos, c, zkey, keys,
+                vals);
 }
 
 /* Minimum resident blocks per SM asked of the compiler for G1 bucket accumulation (it caps
@@ -438,9 +441,11 @@ struct g2_traits {
  * Window width from the number of significant scalars: about log2(n) − 4, which balances
  * n·W bucket additions against W·2^c reduction additions (specs/gpu-kernels.md §6.1 puts
  * the G1 optimum at 16 bits for 2^20, 20 for 2^24 and 22 for 2^26..2^27). Measured on an
- * H200 (CZK_GPU_MSM_WINDOW): 21 and 23 bits were 1–9% slower than 22 at 2^26 and 2^27
- * (21 needs 13 windows, 23 doubles the reduction for the same 12), and 21 was 9% slower
- * than 20 for G2 at 2^24.
+ * H200 (CZK_GPU_MSM_WINDOW, windows all of c bits then): 21 and 23 bits were 1–9% slower
+ * than 22 at 2^26 and 2^27 (21 needs 13 windows, 23 doubles the reduction for the same 12),
+ * and 21 was 9% slower than 20 for G2 at 2^24. Since the widths are split (win_split) the
+ * 12 windows of c = 22 are 4 of 22 bits and 8 of 21, which took the reduction at 2^26 from
+ * 40.2 to 28.1 ms and the MSM from 415.0 to 401.4 ms (2^27: 780.8 → 770.3 ms).
  */
 template <class G> unsigned pick_window(size_t nsig)
 {
@@ -453,7 +458,8 @@ template <class G> unsigned pick_window(size_t nsig)
 /*
  * Tuning knobs, read from the environment on every call so that a benchmark can sweep them
  * without rebuilding (they are not part of the API; production leaves them unset):
- *   CZK_GPU_MSM_WINDOW       window bits c (4..24; memory grows as W·2^(c−1) buckets)
+ *   CZK_GPU_MSM_WINDOW       window bits c (4..24): the widest window, ceil(256/c) of them
+ *                            (memory grows as W·2^(c−1) buckets)
  *   CZK_GPU_MSM_CHUNK        entries per bucket-accumulation thread (default: see below)
  *   CZK_GPU_MSM_RED_THREADS  threads the bucket reduction aims for (default 65536)
  *   CZK_GPU_MSM_OVERLAP      1: accumulate each window while the next one is sorted
@@ -594,7 +600,11 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     PHASE(1);
     unsigned c = pick_window<G>(nsig > 0 ? nsig : 1);
     if (unsigned cw = env_knob("CZK_GPU_MSM_WINDOW", 4, 24)) c = cw;
-    unsigned nwin = (256 + c - 1) / c;
+    /* ceil(256/c) windows of as equal widths as possible (msm_kernels.cuh, win_split), at
+     * most c bits; c from here on is the widest. */
+    const win_split ws = split_windows(c);
+    const unsigned nwin = ws.nwin;
+    c = ws.max_width();
     uint32_t nb = 1u << (c - 1);
 
     /* 2..4. Pippenger over the significant scalars. */
@@ -697,7 +707,7 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
             const unsigned w1 = w0 + gw < nwin ? w0 + gw : nwin;
             for (unsigned w = w0; w < w1; w++) {
                 digits_kernel<<<blocks_for(nsig, SIMPLE_THREADS), SIMPLE_THREADS, 0, sort_st>>>(
-                    scalars, sig_ik, nsig, w, c, keys_tmp, vals_tmp);
+                    scalars, sig_ik, nsig, ws.pos(w), ws.width(w), nb, keys_tmp, vals_tmp);
                 TRY_LAUNCH();
                 size_t t = tmp_sort;
                 TRY(cub::DeviceRadixSort::SortPairs(
@@ -796,8 +806,9 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     typename G::host_xyzz acc;
     G::set_inf(&acc);
     for (int w = (int)nwin - 1; w >= 0; w--) {
+        /* Window w + 1 weighs 2^width(w) times window w. */
         if (w != (int)nwin - 1)
-            for (unsigned k = 0; k < c; k++) G::dbl(&acc, &acc);
+            for (unsigned k = 0; k < ws.width((unsigned)w); k++) G::dbl(&acc, &acc);
         G::add(&acc, &acc, &hw[w]);
     }
     G::add(&acc, &acc, &hones);

@@ -53,14 +53,41 @@ CZK_HD void load_scalar_mod_r(uint32_t s[8], const czk_scalar &in)
 }
 
 /*
- * Booth digit of window w (c bits): d = v + b − 2^c·t, where v is the window's c bits,
- * b the bit just below the window and t the window's top bit. Summed over all windows
- * the b and t terms telescope, leaving s − t_top·2^(W·c), and t_top = 0 because
- * W·c ≥ 256 > 255 ≥ bits of s. |d| ≤ 2^(c−1).
+ * Window widths. Pippenger's cost is n additions per window plus 2^(c−1) buckets to reduce
+ * per window, so for W windows covering the 256 bits a Booth recoding needs, the widths are
+ * made as equal as possible: `extra` windows of base + 1 bits, then W − extra of base bits,
+ * where base = floor(256/W). With c = 22 that is 4 windows of 22 bits and 8 of 21 (12
+ * windows, as 12 of 22 would be), so the reduction covers 4·2^21 + 8·2^20 buckets instead
+ * of 11·2^21 (the twelfth, the scalars' top 13 bits, is nearly empty either way): a quarter
+ * less. The bucket array keeps 2^(max − 1) buckets a window; the narrow windows leave their
+ * upper half empty.
  */
-CZK_HD int booth_digit(const uint32_t s[8], unsigned w, unsigned c)
+struct win_split {
+    unsigned nwin, base, extra;
+    CZK_HD unsigned width(unsigned w) const { return base + (w < extra ? 1u : 0u); }
+    CZK_HD unsigned pos(unsigned w) const { return w * base + umin(w, extra); }
+    CZK_HD unsigned max_width() const { return base + (extra > 0 ? 1u : 0u); }
+};
+
+/* The split for windows of at most c bits (c in 2..32): W = ceil(256/c) windows. */
+CZK_HD win_split split_windows(unsigned c)
 {
-    unsigned pos = w * c;
+    win_split ws;
+    ws.nwin = (256 + c - 1) / c;
+    ws.base = 256 / ws.nwin;
+    ws.extra = 256 - ws.nwin * ws.base;
+    return ws;
+}
+
+/*
+ * Booth digit of the window of c bits at bit pos: d = v + b − 2^c·t, where v is the
+ * window's c bits, b the bit just below the window and t the window's top bit. Over
+ * consecutive windows (each starting where the one below ends) the b and t terms
+ * telescope, leaving s − t_top·2^256, and t_top = 0 because the windows cover 256 > 255 ≥
+ * bits of s. |d| ≤ 2^(c−1).
+ */
+CZK_HD int booth_digit(const uint32_t s[8], unsigned pos, unsigned c)
+{
     unsigned word = pos >> 5, sh = pos & 31;
     uint64_t lo = word < 8 ? s[word] : 0;
     uint64_t hi = word + 1 < 8 ? s[word + 1] : 0;
@@ -108,18 +135,20 @@ CZK_HD void classify_body(size_t i, const czk_scalar *scalars, size_t n, const u
     ik[i] = ((uint64_t)i << 32) | k;
 }
 
-/* Key and value of significant scalar j in window w: key |d| − 1, or 2^(c−1) for d = 0
- * (sorts after every bucket); value base index | sign. */
+/* Key and value of significant scalar j in the window of c bits at bit pos: key |d| − 1,
+ * or zkey (the bucket count of the widest window) for d = 0, which sorts after every
+ * bucket; value base index | sign. */
 CZK_HD void digits_body(uint32_t j, const czk_scalar *scalars, const uint64_t *sig_ik,
-                        uint32_t nsig, unsigned w, unsigned c, uint32_t *keys, uint32_t *vals)
+                        uint32_t nsig, unsigned pos, unsigned c, uint32_t zkey, uint32_t *keys,
+                        uint32_t *vals)
 {
     if (j >= nsig) return;
     uint64_t e = sig_ik[j];
     uint32_t s[8];
     load_scalar_mod_r(s, scalars[e >> 32]);
-    int d = booth_digit(s, w, c);
+    int d = booth_digit(s, pos, c);
     uint32_t mag = (uint32_t)(d < 0 ? -d : d);
-    keys[j] = mag == 0 ? (1u << (c - 1)) : mag - 1;
+    keys[j] = mag == 0 ? zkey : mag - 1;
     vals[j] = (uint32_t)e | (d < 0 ? SIGN_BIT : 0);
 }
 

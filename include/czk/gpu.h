@@ -67,7 +67,7 @@ typedef struct czk_gpu_msm_stats {
     size_t n_zero;      /**< scalars with a set density bit that are 0 mod r (skipped) */
     size_t n_one;       /**< scalars equal to 1 mod r (batch-added) */
     size_t n_sig;       /**< the rest, through Pippenger */
-    unsigned window_bits;
+    unsigned window_bits; /**< the widest window's bits (the others have one less) */
     unsigned windows;
     double device_ms;   /**< CUDA-event time from the first kernel to the last copy back */
 } czk_gpu_msm_stats;

@@ -368,9 +368,78 @@ static void test_build_defaults(void)
     check_build_default<g2_side>(16);
 }
 
+/*
+ * Window split and Booth digits (msm.cu's steps 2 and 5): for every window cap c, the
+ * ceil(256/c) windows have widths c or c − 1 adding up to 256, the widest is the cap or
+ * one less, each starts where the one below ends, and their digits, each within
+ * [−2^(width−1), 2^(width−1)], rebuild the scalar (reduced mod r) through Horner with
+ * the per-window shifts the host combination uses. Scalars: 0, 1, r − 1, r (reduced to 0),
+ * 2^256 − 1 (reduced), powers of two near the windows' edges, and random 256-bit values.
+ */
+static void test_window_split(void)
+{
+    const uint32_t *r = CZK_CONST(r_limbs).v;
+    int bad_split = 0, bad_range = 0, bad_sum = 0;
+    for (unsigned c = 2; c <= 24; c++) {
+        const win_split ws = split_windows(c);
+        unsigned total = 0, maxw = 0;
+        for (unsigned w = 0; w < ws.nwin; w++) {
+            if (ws.pos(w) != total) bad_split++;
+            total += ws.width(w);
+            if (ws.width(w) > maxw) maxw = ws.width(w);
+            if (ws.width(w) + 1 < ws.max_width()) bad_split++;
+        }
+        if (total != 256 || maxw != ws.max_width() || maxw > c || ws.nwin != (256 + c - 1) / c)
+            bad_split++;
+        for (int it = 0; it < 64; it++) {
+            czk_scalar in;
+            for (int l = 0; l < 4; l++) in.l[l] = czk_test_rand64();
+            if (it < 8) memset(&in, 0, sizeof in);
+            if (it == 1) in.l[0] = 1;
+            if (it == 2 || it == 3)
+                for (int l = 0; l < 4; l++) in.l[l] = (uint64_t)r[2 * l] | (uint64_t)r[2 * l + 1] << 32;
+            if (it == 2) in.l[0] -= 1; /* r − 1 (r is odd) */
+            if (it == 4) memset(&in, 0xff, sizeof in);
+            if (it >= 5 && it < 8) {
+                unsigned b = ws.pos(rnd(ws.nwin)) + rnd(3) - 1; /* a window edge, ±1 */
+                if (b < 255) in.l[b / 64] = (uint64_t)1 << (b % 64);
+            }
+            uint32_t s[8];
+            load_scalar_mod_r(s, in);
+            /* acc = sum d_w 2^pos(w), 320-bit two's complement, Horner from the top. */
+            uint64_t acc[5] = {0, 0, 0, 0, 0};
+            for (unsigned w = ws.nwin; w-- > 0;) {
+                const unsigned cw = ws.width(w);
+                if (w != ws.nwin - 1) {
+                    const unsigned sh = ws.width(w);
+                    for (int l = 4; l >= 0; l--)
+                        acc[l] = (acc[l] << sh) | (l > 0 ? acc[l - 1] >> (64 - sh) : 0);
+                }
+                int d = booth_digit(s, ws.pos(w), cw);
+                if (d > (1 << (cw - 1)) || d < -(1 << (cw - 1))) bad_range++;
+                uint64_t ext = d < 0 ? ~(uint64_t)0 : 0;
+                unsigned __int128 carry = 0;
+                for (int l = 0; l < 5; l++) {
+                    carry += (unsigned __int128)acc[l] + (l == 0 ? (uint64_t)(int64_t)d : ext);
+                    acc[l] = (uint64_t)carry;
+                    carry >>= 64;
+                }
+            }
+            bool same = acc[4] == 0;
+            for (int l = 0; l < 4; l++)
+                same &= acc[l] == ((uint64_t)s[2 * l] | (uint64_t)s[2 * l + 1] << 32);
+            if (!same) bad_sum++;
+        }
+    }
+    CHECK_MSG(bad_split == 0, "window split: %d bad widths or positions", bad_split);
+    CHECK_MSG(bad_range == 0, "Booth digits: %d out of their window's range", bad_range);
+    CHECK_MSG(bad_sum == 0, "Booth digits: %d scalars not rebuilt", bad_sum);
+}
+
 int main(void)
 {
     czk_test_seed();
+    RUN(test_window_split);
     RUN(test_g1_buckets);
     RUN(test_g2_buckets);
     RUN(test_build_defaults);
