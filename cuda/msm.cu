@@ -74,6 +74,15 @@ __global__ void digits_kernel(const czk_scalar *scalars, const uint64_t *sig_ik,
                 vals);
 }
 
+__global__ void digits_group_kernel(const czk_scalar *scalars, const uint64_t *sig_ik,
+                                    uint32_t nsig, win_split ws, unsigned w0, unsigned w1,
+                                    uint32_t zkey, uint32_t *keys0, uint32_t *vals0,
+                                    uint32_t *keys, uint32_t *vals)
+{
+    digits_group_body(blockIdx.x * blockDim.x + threadIdx.x, scalars, sig_ik, nsig, ws, w0, w1,
+                      zkey, keys0, vals0, keys, vals);
+}
+
 /* Minimum resident blocks per SM asked of the compiler for G1 bucket accumulation (it caps
  * the registers: 4 blocks of 128 threads leave 128 per thread). Built with 4 on an H200 (128
  * registers instead of 138, 40 bytes spilled) G1 2^26 ran the same and 2^27 1.7% slower, so
@@ -130,11 +139,11 @@ __global__ void __launch_bounds__(EC_THREADS)
 
 template <class F>
 __global__ void __launch_bounds__(EC_THREADS)
-    bucket_sum_kernel(const xyzz_t<F> *buckets, uint32_t nwin, uint32_t nb, uint32_t seg,
-                      uint32_t *okeys, xyzz_t<F> *opts)
+    bucket_sum_kernel(const xyzz_t<F> *buckets, uint32_t nwin, uint32_t nb, uint32_t wide,
+                      uint32_t seg, uint32_t *okeys, xyzz_t<F> *opts)
 {
-    bucket_sum_body<F>(blockIdx.x * blockDim.x + threadIdx.x, buckets, nwin, nb, seg, okeys,
-                       opts);
+    bucket_sum_body<F>(blockIdx.x * blockDim.x + threadIdx.x, buckets, nwin, nb, wide, seg,
+                       okeys, opts);
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -636,9 +645,15 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
         TRY_STATUS(sc.alloc(&vals_tmp, nsig, err));
         TRY_STATUS(sc.alloc(&keys, (size_t)gw * nsig, err));
         TRY_STATUS(sc.alloc(&vals, (size_t)gw * nsig, err));
-        size_t tmp_sort = 0;
+        size_t tmp_sort = 0, tmp_db = 0;
         TRY(cub::DeviceRadixSort::SortPairs(nullptr, tmp_sort, keys_tmp, keys, vals_tmp, vals,
                                             (int)nsig, 0, (int)c, sc.st));
+        {
+            cub::DoubleBuffer<uint32_t> dk(keys, keys_tmp), dv(vals, vals_tmp);
+            TRY(cub::DeviceRadixSort::SortPairs(nullptr, tmp_db, dk, dv, (int)nsig, 0, (int)c,
+                                                sc.st));
+        }
+        if (tmp_db > tmp_sort) tmp_sort = tmp_db;
         void *tmp2;
         TRY_STATUS(sc.alloc((uint8_t **)&tmp2, tmp_sort, err));
 
@@ -705,14 +720,38 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
          * sorts overwrite keys and vals only after they were read. */
         for (unsigned w0 = 0; w0 < nwin; w0 += gw) {
             const unsigned w1 = w0 + gw < nwin ? w0 + gw : nwin;
-            for (unsigned w = w0; w < w1; w++) {
-                digits_kernel<<<blocks_for(nsig, SIMPLE_THREADS), SIMPLE_THREADS, 0, sort_st>>>(
-                    scalars, sig_ik, nsig, ws.pos(w), ws.width(w), nb, keys_tmp, vals_tmp);
+            /* Without the overlap, one digits pass for the whole group: window w0's entries
+             * in keys_tmp, the others' in their own slots, each sorted in place through a
+             * double buffer with keys_tmp (copied back when the sort ends there). */
+            if (!overlap) {
+                digits_group_kernel<<<blocks_for(nsig, SIMPLE_THREADS), SIMPLE_THREADS, 0,
+                                      sort_st>>>(scalars, sig_ik, nsig, ws, w0, w1, nb, keys_tmp,
+                                                 vals_tmp, keys, vals);
                 TRY_LAUNCH();
+            }
+            for (unsigned w = w0; w < w1; w++) {
+                uint32_t *ko = keys + (size_t)(w - w0) * nsig, *vo = vals + (size_t)(w - w0) * nsig;
                 size_t t = tmp_sort;
-                TRY(cub::DeviceRadixSort::SortPairs(
-                    tmp2, t, keys_tmp, keys + (size_t)(w - w0) * nsig, vals_tmp,
-                    vals + (size_t)(w - w0) * nsig, (int)nsig, 0, (int)c, sort_st));
+                if (!overlap && w > w0) {
+                    cub::DoubleBuffer<uint32_t> dk(ko, keys_tmp), dv(vo, vals_tmp);
+                    TRY(cub::DeviceRadixSort::SortPairs(tmp2, t, dk, dv, (int)nsig, 0, (int)c,
+                                                        sort_st));
+                    if (dk.Current() != ko)
+                        TRY(cudaMemcpyAsync(ko, dk.Current(), (size_t)nsig * sizeof *ko,
+                                            cudaMemcpyDeviceToDevice, sort_st));
+                    if (dv.Current() != vo)
+                        TRY(cudaMemcpyAsync(vo, dv.Current(), (size_t)nsig * sizeof *vo,
+                                            cudaMemcpyDeviceToDevice, sort_st));
+                    continue;
+                }
+                if (overlap) {
+                    digits_kernel<<<blocks_for(nsig, SIMPLE_THREADS), SIMPLE_THREADS, 0,
+                                    sort_st>>>(scalars, sig_ik, nsig, ws.pos(w), ws.width(w), nb,
+                                               keys_tmp, vals_tmp);
+                    TRY_LAUNCH();
+                }
+                TRY(cub::DeviceRadixSort::SortPairs(tmp2, t, keys_tmp, ko, vals_tmp, vo,
+                                                    (int)nsig, 0, (int)c, sort_st));
                 if (overlap) {
                     TRY(cudaEventRecord(side.ev[w], sort_st));
                     TRY(cudaStreamWaitEvent(sc.st, side.ev[w], 0));
@@ -737,20 +776,25 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
         PHASE(3);
 
         /* Segments of buckets per thread: enough threads to fill the GPU (~64K), and at
-         * most 128 buckets each. On an H200 (G1, 2^24 and 2^26) 128-bucket segments reduced
-         * fastest: 512 took 46 ms at 2^26 against 40, and 32 took 16.9 ms at 2^24 against
-         * 14.3 (more carries to fold). */
+         * most 256 buckets each; only the narrow windows' lower half gets threads. On an
+         * H200 (G1, before the split widths) 128-bucket segments reduced fastest at 2^24
+         * (32 took 16.9 ms against 14.3: more carries to fold) and 2^26 (512: 46 ms against
+         * 40); with the split, at 2^26, 256 (98K threads, a third on empty buckets) took
+         * 27.2 ms against 28.8 for 128 and 42.7 for 1024 (CZK_GPU_MSM_RED_THREADS). */
+        const uint32_t wide = ws.extra > 0 ? ws.extra : nwin; /* windows of nb buckets */
+        const uint32_t nb_min = wide < nwin ? nb / 2 : nb;
         uint64_t red_threads = 65536;
-        uint32_t seg_max = 128;
+        uint32_t seg_max = 256;
         if (unsigned rt = env_knob("CZK_GPU_MSM_RED_THREADS", 1024, 1u << 24)) {
             red_threads = rt;
             seg_max = 1u << 31; /* the knob alone decides */
         }
         uint32_t seg = 8;
-        while (seg < nb && seg < seg_max && (uint64_t)nwin * (nb / seg) > red_threads)
+        while (seg < nb_min && seg < seg_max &&
+               bucket_sum_threads(nwin, nb, wide, seg) > red_threads)
             seg <<= 1;
-        if (seg > nb) seg = nb;
-        uint32_t nseg = nwin * (nb / seg);
+        if (seg > nb_min) seg = nb_min;
+        uint32_t nseg = bucket_sum_threads(nwin, nb, wide, seg);
         /* Reuse the carry buffers (m ≥ nseg is not guaranteed: allocate). */
         X *sa, *sb;
         uint32_t *ska, *skb;
@@ -759,7 +803,7 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
         TRY_STATUS(sc.alloc(&sb, (nseg + FOLD_L - 1) / FOLD_L, err));
         TRY_STATUS(sc.alloc(&skb, (nseg + FOLD_L - 1) / FOLD_L, err));
         bucket_sum_kernel<F><<<blocks_for(nseg, EC_THREADS), EC_THREADS, 0, sc.st>>>(
-            buckets, nwin, nb, seg, ska, sa);
+            buckets, nwin, nb, wide, seg, ska, sa);
         TRY_LAUNCH();
         TRY_STATUS(fold_all<F>(sc, ska, sa, skb, sb, nseg, win, err));
         PHASE(4);

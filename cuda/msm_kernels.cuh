@@ -153,6 +153,37 @@ CZK_HD void digits_body(uint32_t j, const czk_scalar *scalars, const uint64_t *s
 }
 
 /*
+ * The digits of a group of windows [w0, w1) in one pass, so each scalar is read once a
+ * group rather than once a window (the per-window pass is bound by those 40-byte reads):
+ * window w0's entries go to keys0/vals0, window w's for w > w0 to keys + (w − w0)·nsig
+ * (vals the same), the slot its sorted entries will take; msm.cu then sorts those in place
+ * through a double buffer.
+ */
+CZK_HD void digits_group_body(uint32_t j, const czk_scalar *scalars, const uint64_t *sig_ik,
+                              uint32_t nsig, win_split ws, unsigned w0, unsigned w1,
+                              uint32_t zkey, uint32_t *keys0, uint32_t *vals0, uint32_t *keys,
+                              uint32_t *vals)
+{
+    if (j >= nsig) return;
+    uint64_t e = sig_ik[j];
+    uint32_t s[8];
+    load_scalar_mod_r(s, scalars[e >> 32]);
+    for (unsigned w = w0; w < w1; w++) {
+        int d = booth_digit(s, ws.pos(w), ws.width(w));
+        uint32_t mag = (uint32_t)(d < 0 ? -d : d);
+        uint32_t k = mag == 0 ? zkey : mag - 1;
+        uint32_t v = (uint32_t)e | (d < 0 ? SIGN_BIT : 0);
+        if (w == w0) {
+            keys0[j] = k;
+            vals0[j] = v;
+        } else {
+            keys[(size_t)(w - w0) * nsig + j] = k;
+            vals[(size_t)(w - w0) * nsig + j] = v;
+        }
+    }
+}
+
+/*
  * Switches for bucket accumulation (each 0 restores the older code, for measuring one against
  * the other in one build):
  *
@@ -387,17 +418,32 @@ CZK_HD void ones_body(uint32_t g, const affine_t<F> *bases, const uint64_t *ik, 
 }
 
 /*
- * Window sums: bucket j (0-based) has weight j + 1. Thread g takes buckets [lo, lo + seg)
- * of window w, forms run = sum B_j and tot = sum (j − lo + 1)·B_j from the top down (two
- * additions per bucket), and emits tot + lo·run with key w.
+ * Window sums: bucket j (0-based) has weight j + 1. Windows below `wide` have nb buckets,
+ * the others nb/2 (win_split's narrow windows, whose upper half stays empty and gets no
+ * thread); seg divides the count of each. Thread g takes buckets [lo, lo + seg) of window
+ * w, forms run = sum B_j and tot = sum (j − lo + 1)·B_j from the top down (two additions
+ * per bucket), and emits tot + lo·run with key w.
  */
+CZK_HD uint32_t bucket_sum_threads(uint32_t nwin, uint32_t nb, uint32_t wide, uint32_t seg)
+{
+    return wide * (nb / seg) + (nwin - wide) * (nb / 2 / seg);
+}
+
 template <class F>
 CZK_HD void bucket_sum_body(uint32_t g, const xyzz_t<F> *buckets, uint32_t nwin, uint32_t nb,
-                            uint32_t seg, uint32_t *okeys, xyzz_t<F> *opts)
+                            uint32_t wide, uint32_t seg, uint32_t *okeys, xyzz_t<F> *opts)
 {
-    uint32_t nseg = nb / seg;
-    if (g >= nwin * nseg) return;
-    uint32_t w = g / nseg, s = g - w * nseg;
+    const uint32_t per_wide = nb / seg, first_narrow = wide * per_wide;
+    if (g >= bucket_sum_threads(nwin, nb, wide, seg)) return;
+    uint32_t w, s;
+    if (g < first_narrow) {
+        w = g / per_wide;
+        s = g - w * per_wide;
+    } else {
+        const uint32_t per_narrow = nb / 2 / seg, h = g - first_narrow;
+        w = wide + h / per_narrow;
+        s = h - (w - wide) * per_narrow;
+    }
     uint32_t lo = s * seg;
     const xyzz_t<F> *b = buckets + (size_t)w * nb;
     xyzz_t<F> run = xyzz_t<F>::inf(), tot = xyzz_t<F>::inf();
