@@ -33,6 +33,20 @@ for v in ${VARIANTS:-default}; do
         step "$v-$t.log" 120 env CUDA_VISIBLE_DEVICES=0 "$d/$t"
         grep -E "passed, [0-9]+ failed|^FAIL" "$OUT/$v-$t.log" | tee -a "$SUM"
     done
+    # SANITIZE=1: compute-sanitizer memcheck of both tests at small sizes (RACE=1: and racecheck
+    # of the MSM's).
+    if [ -n "${SANITIZE:-}" ]; then
+        SAN=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")
+        for t in test_gpu_msm test_gpu_prove; do
+            [ -x "$d/$t" ] || continue
+            step "$v-memcheck.log" 120 env CUDA_VISIBLE_DEVICES=0 CZK_TEST_GPU_SMALL=1 "$SAN" \
+                --tool memcheck --leak-check no --error-exitcode 9 "$d/$t"
+        done
+        [ -n "${RACE:-}" ] && [ -x "$d/test_gpu_msm" ] && step "$v-racecheck.log" 150 env CUDA_VISIBLE_DEVICES=0 \
+            CZK_TEST_GPU_SMALL=1 "$SAN" --tool racecheck --error-exitcode 9 "$d/test_gpu_msm"
+        grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$OUT/$v-memcheck.log" \
+            "$OUT/$v-racecheck.log" 2>/dev/null | tee -a "$SUM"
+    fi
     if [ -x "$d/bench_gpu_msm" ]; then
         # shellcheck disable=SC2086 # MSM_ARGS is a list of arguments without spaces in them
         step "$v-msm.log" 150 env CUDA_VISIBLE_DEVICES=0 CZK_GPU_MSM_PHASES=1 \
