@@ -42,8 +42,10 @@ for v in ${VARIANTS:-default}; do
             step "$v-memcheck.log" 120 env CUDA_VISIBLE_DEVICES=0 CZK_TEST_GPU_SMALL=1 "$SAN" \
                 --tool memcheck --leak-check no --error-exitcode 9 "$d/$t"
         done
-        [ -n "${RACE:-}" ] && [ -x "$d/test_gpu_msm" ] && step "$v-racecheck.log" 150 env CUDA_VISIBLE_DEVICES=0 \
-            CZK_TEST_GPU_SMALL=1 "$SAN" --tool racecheck --error-exitcode 9 "$d/test_gpu_msm"
+        if [ -n "${RACE:-}" ] && [ -x "$d/test_gpu_msm" ]; then
+            step "$v-racecheck.log" 150 env CUDA_VISIBLE_DEVICES=0 CZK_TEST_GPU_SMALL=1 "$SAN" \
+                --tool racecheck --error-exitcode 9 "$d/test_gpu_msm"
+        fi
         grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$OUT/$v-memcheck.log" \
             "$OUT/$v-racecheck.log" 2>/dev/null | tee -a "$SUM"
     fi
