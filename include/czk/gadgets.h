@@ -215,7 +215,9 @@ typedef struct czk__multieq_terms {
     uint32_t *var; /* variable ids, in first-seen order */
     czk_fr *coeff; /* their merged coefficients */
     uint32_t n, cap;
-    czk_fr one; /* ONE's coefficient */
+    czk_fr one;          /* ONE's coefficient, from one_sum when the batch is enforced */
+    uint64_t one_sum[4]; /* ONE's coefficient as an integer, below 2^254 */
+    uint64_t sum[4];     /* EVAL: the batch's value Σ 2^offset_k·sum_k, below 2^254 */
 } czk__multieq_terms;
 
 /**
@@ -234,6 +236,7 @@ typedef struct czk_multieq {
     czk_lc lhs_lc;                /* the lhs of a batch being enforced */
     uint32_t *tab_var, *tab_info; /* var → term index of the batch being filled */
     uint32_t gen;
+    bool rhs_lc; /* the rhs is built as an LC (RECORD and HASH: only they read C) */
 } czk_multieq;
 
 CZK_API void czk_multieq_init(czk_multieq *me, czk_cs *cs);

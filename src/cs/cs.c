@@ -10,10 +10,16 @@
  *     czk_lc_clear, so synthesis allocates nothing per constraint;
  *   - duplicates (bellpepper merges them) are only looked for where they matter: in
  *     EVAL/COUNT mode only the A and B densities depend on them, and an LC whose ids were
- *     added in strictly increasing order cannot hold any.
+ *     added in strictly increasing order cannot hold any;
+ *   - the gadgets that make nearly all of a partition's rows (SHA-256's bit operations,
+ *     MultiEq) skip LCs altogether in EVAL and WITNESS modes: they know each row's values
+ *     and merged A and B, and write them through cs_internal.h (czk__cs_enforce_small,
+ *     czk__cs_enforce_lin), 2.8x less CPU time per 32 GiB PoRep partition than through
+ *     LCs (bench_synth eval row, one thread).
  */
 #include "czk/cs.h"
 #include "czk/alloc.h"
+#include "cs/cs_internal.h"
 #include "ff/consts.h"
 #include "ff/mont.h"
 
@@ -29,74 +35,20 @@
 static const uint64_t P[N] = CZK__FR_P;
 static const czk_fr FR_ZERO = {{0}};
 static const czk_fr FR_ONE = {CZK__FR_R};
+/* k·R mod r for k = −2..2 (cs_internal.h). */
+const czk_fr czk__cs_fr_small[5] = {
+    {{0xfffffffb00000005ULL, 0xa2b4340efff7cbfaULL, 0x002138283029381aULL, 0x43a4449fd0137269ULL}},
+    {{0xfffffffd00000003ULL, 0xfb38ec08fffb13fcULL, 0x99ad88181ce5880fULL, 0x5bc8f5f97cd877d8ULL}},
+    {{0, 0, 0, 0}},
+    {CZK__FR_R},
+    {{0x00000003fffffffcULL, 0xb1096ff400069004ULL, 0x33189fdfd9789feaULL, 0x304962b3598a0adfULL}},
+};
 /* p − R: the Montgomery form of −1. */
 static const czk_fr FR_MINUS_ONE = {
     {0xfffffffd00000003ULL, 0xfb38ec08fffb13fcULL, 0x99ad88181ce5880fULL, 0x5bc8f5f97cd877d8ULL}};
 
 /* Initial density bitmap size when nothing says better: 2^16 variables. */
 #define BITS_INITIAL (1u << 16)
-/* Hash input is gathered here so EVP_DigestUpdate runs on large blocks. */
-#define HASH_BUF 8192
-
-typedef struct rec_mat {
-    uint64_t *row_ptr;
-    uint32_t *col; /* czk_var ids while recording, z indices after czk_cs_finish */
-    czk_fr *val;
-    uint64_t nnz, nnz_cap;
-} rec_mat;
-
-struct czk_cs {
-    czk_cs_mode mode;
-    czk_status status;
-    char msg[CZK_ERR_MSG_MAX];
-    bool finished;
-    bool witness; /* values are kept in buf.inputs / buf.aux */
-    czk_cs_buffers buf;
-    uint64_t n_inputs, n_aux, n_constraints;
-
-    /* Density bitmaps, grown as variables are allocated. */
-    uint64_t *a_aux_bits, *b_aux_bits;
-    size_t aux_words;
-    uint64_t *b_input_bits;
-    size_t input_words;
-
-    /* Sort/merge scratch for LCs that may hold duplicate variables. */
-    czk_lc_term *scratch;
-    size_t scratch_cap;
-    /* Duplicate finder: open addressing over ids, entries (generation << 32 | id), so a
-     * new generation empties the table without clearing it. */
-    uint64_t *dup_tab;
-    uint32_t dup_log; /* table size 2^dup_log */
-    uint32_t dup_gen;
-
-    /*
-     * Fork/join (czk_cs_fork). A child's counters start at `lo_*`, the ids it allocates
-     * itself; it may also read ids below `shared_*`, the parent's counts at the fork. A
-     * plain cs has both at zero, so its valid ids are [0, n) as before. A child borrows
-     * its parent's buffers and density bitmaps and sets bits atomically.
-     */
-    czk_cs *parent; /* non-NULL in a child */
-    uint64_t lo_inputs, lo_aux, lo_constraints;
-    uint64_t shared_inputs, shared_aux;
-    /* Ids below these are valid with no further test: the counts in a plain cs, `shared_*`
-     * in a child (whose own ids take var_valid's slower path). */
-    uint64_t fast_inputs, fast_aux;
-
-    /* RECORD. */
-    czk_cs_record_sink sink; /* NULL: rows go into rec */
-    void *sink_ctx;
-    rec_mat rec[3];
-    size_t rec_rows_cap; /* entries of each row_ptr */
-    bool r1cs_ready;
-
-    /* HASH. */
-    EVP_MD_CTX *md;
-    uint64_t hash_expect[3];
-    uint8_t digest[32];
-    bool hash_ready;
-    size_t hlen;
-    uint8_t hbuf[HASH_BUF];
-};
 
 /* ------------------------------------------------------------------------------------ */
 /* Small helpers                                                                        */
@@ -194,23 +146,6 @@ static bool aux_bits_grow(czk_cs *cs, uint64_t bits)
     return true;
 }
 
-static inline void bit_set(uint64_t *w, uint32_t i)
-{
-    w[i >> 6] |= 1ULL << (i & 63);
-}
-
-/*
- * bit_set for a fork's child: neighbouring children's variables share bitmap words, and
- * every child marks the prologue's variables. Most bits a child sets are already set (a
- * shared variable, or a variable used in many rows), so a relaxed load first keeps the
- * locked read-modify-write, and the cache line's ping-pong, off the common case.
- */
-static inline void bit_set_shared(uint64_t *w, uint32_t i)
-{
-    uint64_t m = 1ULL << (i & 63), *p = &w[i >> 6];
-    if (!(__atomic_load_n(p, __ATOMIC_RELAXED) & m)) __atomic_fetch_or(p, m, __ATOMIC_RELAXED);
-}
-
 static inline void put_be64(uint8_t *p, uint64_t v)
 {
     for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (56 - 8 * i));
@@ -248,7 +183,7 @@ static void hash_flush(czk_cs *cs)
 
 static inline uint8_t *hash_reserve(czk_cs *cs, size_t n)
 {
-    if (cs->hlen + n > HASH_BUF) hash_flush(cs);
+    if (cs->hlen + n > CZK__CS_HASH_BUF) hash_flush(cs);
     uint8_t *p = cs->hbuf + cs->hlen;
     cs->hlen += n;
     return p;
@@ -512,26 +447,11 @@ czk_var czk_cs_alloc_input(czk_cs *cs, const czk_fr *value)
     return var_of((uint32_t)i);
 }
 
-/*
- * Variable ids are checked on every LC term, so the common case is one comparison with
- * `fast_*`: in a plain cs the counts, in a fork's child the parent's counts at the fork.
- * Only a child's own ids (and invalid ids) take the second test, in which a child
- * rejects ids in [shared, lo), its siblings'. (Testing for a child on every term instead
- * cost 4% more instructions in the serial bench_cs eval.)
- */
-static bool var_valid_slow(const czk_cs *cs, uint32_t id)
+bool czk__cs_var_valid_slow(const czk_cs *cs, uint32_t id)
 {
     uint64_t i = id & ~CZK_VAR_AUX;
     if (id & CZK_VAR_AUX) return i >= cs->lo_aux && i < cs->n_aux;
     return i >= cs->lo_inputs && i < cs->n_inputs;
-}
-
-static inline bool var_valid(const czk_cs *cs, uint32_t id)
-{
-    uint32_t i = id & ~CZK_VAR_AUX;
-    uint64_t fast = (id & CZK_VAR_AUX) ? cs->fast_aux : cs->fast_inputs;
-    if (__builtin_expect(i < fast, 1)) return true;
-    return cs->parent != NULL && var_valid_slow(cs, id);
 }
 
 /* Value of a valid variable while cs->witness holds: every allocated one is stored. */
@@ -543,7 +463,7 @@ static inline const czk_fr *value_of(const czk_cs *cs, uint32_t id)
 
 const czk_fr *czk_cs_value(czk_cs *cs, czk_var v)
 {
-    if (!var_valid(cs, v.id)) {
+    if (!czk__cs_var_valid(cs, v.id)) {
         cs_failf(cs, CZK_EINVAL, "cs: value of unknown variable 0x%08x", v.id);
         return &FR_ZERO;
     }
@@ -648,7 +568,7 @@ static inline void accumulate(czk_fr *value, uint32_t kind, const czk_fr *coeff,
 static inline void lc_push(czk_lc *lc, uint32_t id, uint32_t kind, const czk_fr *coeff, bool acc)
 {
     czk_cs *cs = lc->cs;
-    if (!var_valid(cs, id)) {
+    if (!czk__cs_var_valid(cs, id)) {
         cs_failf(cs, CZK_EINVAL, "cs: LC term with unknown variable 0x%08x", id);
         return;
     }
@@ -935,9 +855,9 @@ static void mark_density_shared(const czk_cs *cs, const czk_lc_term *t, uint32_t
     for (uint32_t i = 0; i < n; i++) {
         uint32_t id = t[i].var, k = id & ~CZK_VAR_AUX;
         if (id & CZK_VAR_AUX) {
-            if (k < aux_bits_n) bit_set_shared(aux_bits, k);
+            if (k < aux_bits_n) czk__bit_set_shared(aux_bits, k);
         } else if (input_bits != NULL && k < in_bits_n) {
-            bit_set_shared(input_bits, k);
+            czk__bit_set_shared(input_bits, k);
         }
     }
 }
@@ -953,9 +873,9 @@ static inline void mark_density(czk_cs *cs, const czk_lc_term *t, uint32_t n, ui
     for (uint32_t i = 0; i < n; i++) {
         uint32_t id = t[i].var;
         if (id & CZK_VAR_AUX)
-            bit_set(aux_bits, id & ~CZK_VAR_AUX);
+            czk__bit_set(aux_bits, id & ~CZK_VAR_AUX);
         else if (input_bits != NULL)
-            bit_set(input_bits, id);
+            czk__bit_set(input_bits, id);
     }
 }
 
@@ -965,7 +885,7 @@ static inline void mark_density(czk_cs *cs, const czk_lc_term *t, uint32_t n, ui
 
 static void record_row(czk_cs *cs, int m, const czk_lc_term *t, uint32_t n, uint64_t row)
 {
-    rec_mat *r = &cs->rec[m];
+    czk__rec_mat *r = &cs->rec[m];
     if (r->nnz + n > r->nnz_cap) {
         uint64_t cap = r->nnz_cap > 0 ? r->nnz_cap : 4096;
         while (cap < r->nnz + n) cap *= 2;
@@ -1069,6 +989,38 @@ void czk_cs_enforce(czk_cs *cs, const czk_lc *a, const czk_lc *b, const czk_lc *
     }
 }
 
+
+bool czk__cs_enforce_lin(czk_cs *cs, const uint32_t *vars, const czk_fr *coeffs, uint32_t n,
+                         const czk_fr *a, const czk_fr *c)
+{
+    if (cs->status != CZK_OK || cs->finished) return false;
+    if (cs->mode != CZK_CS_EVAL && cs->mode != CZK_CS_WITNESS) return false;
+    for (uint32_t i = 0; i < n; i++)
+        if (!czk__cs_var_valid(cs, vars[i])) return false;
+    uint64_t j = cs->n_constraints;
+    if (cs->mode == CZK_CS_EVAL) {
+        if (j >= cs->buf.rows_cap) return false;
+        cs->buf.a[j] = *a;
+        cs->buf.b[j] = FR_ONE;
+        cs->buf.c[j] = *c;
+        bool shared = cs->parent != NULL;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t id = vars[i];
+            if (!(id & CZK_VAR_AUX) || fr_is_zero(&coeffs[i])) continue;
+            if (shared)
+                czk__bit_set_shared(cs->a_aux_bits, id & ~CZK_VAR_AUX);
+            else
+                czk__bit_set(cs->a_aux_bits, id & ~CZK_VAR_AUX);
+        }
+        if (shared)
+            czk__bit_set_shared(cs->b_input_bits, 0);
+        else
+            czk__bit_set(cs->b_input_bits, 0);
+    }
+    cs->n_constraints = j + 1;
+    return true;
+}
+
 /* ------------------------------------------------------------------------------------ */
 /* Results                                                                              */
 /* ------------------------------------------------------------------------------------ */
@@ -1133,7 +1085,7 @@ czk_status czk_cs_finish(czk_cs *cs, czk_err *err)
                 /* Ids become z indices: inputs keep theirs, aux k moves to n_inputs + k. */
                 uint32_t n_in = (uint32_t)cs->n_inputs;
                 for (int m = 0; m < 3; m++) {
-                    rec_mat *r = &cs->rec[m];
+                    czk__rec_mat *r = &cs->rec[m];
                     for (uint64_t k = 0; k < r->nnz; k++) {
                         uint32_t id = r->col[k];
                         r->col[k] = (id & CZK_VAR_AUX) ? n_in + (id & ~CZK_VAR_AUX) : id;
@@ -1158,7 +1110,7 @@ czk_status czk_cs_take_r1cs(czk_cs *cs, czk_r1cs *out, czk_err *err)
     out->has_c = true;
     czk_csr *dst[3] = {&out->a, &out->b, &out->c};
     for (int m = 0; m < 3; m++) {
-        rec_mat *r = &cs->rec[m];
+        czk__rec_mat *r = &cs->rec[m];
         /* Give back the growth slack: the recording of a partition is kept for long. */
         size_t keep = r->nnz > 0 ? (size_t)r->nnz : 1;
         uint32_t *col = czk_realloc(r->col, keep * sizeof *col);

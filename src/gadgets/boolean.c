@@ -10,6 +10,8 @@
  */
 #include "gadgets/gadgets_internal.h"
 
+#include "cs/cs_internal.h"
+
 #include <pthread.h>
 
 /* ------------------------------------------------------------------------------------ */
@@ -119,6 +121,26 @@ static inline void lc3_enforce_free(lc3 *l, czk_cs *cs)
     czk__lc_release(&l->c);
 }
 
+/*
+ * Fast rows (czk__cs_enforce_small): a row's values follow from its bits' values, and its
+ * merged A and B from their variables, as long as no variable is ONE itself or occurs
+ * twice in one LC (then coefficients would merge); such rows take the LC path.
+ */
+static inline bool aux_bit(czk_bool b)
+{
+    return b.kind != CZK_BOOL_CONST && (b.var & CZK_VAR_AUX) != 0;
+}
+
+/* The variables of Boolean::lc(b) for an IS, NOT or constant-true b: ONE for a NOT or a
+ * true constant, the bit for IS and NOT. Returns the number written. */
+static inline unsigned bool_ids(uint32_t *ids, czk_bool b)
+{
+    unsigned n = 0;
+    if (b.kind != CZK_BOOL_IS) ids[n++] = 0;
+    if (b.kind != CZK_BOOL_CONST) ids[n++] = b.var;
+    return n;
+}
+
 static bool require_is(czk_cs *cs, czk_bool a, czk_bool b, const char *what)
 {
     if (a.kind == CZK_BOOL_IS && b.kind == CZK_BOOL_IS) return true;
@@ -128,8 +150,10 @@ static bool require_is(czk_cs *cs, czk_bool a, czk_bool b, const char *what)
 
 czk_bool czk_bit_alloc(czk_cs *cs, bool value)
 {
-    czk_var v = czk_cs_alloc_bit(cs, value);
+    czk_var v = czk__cs_alloc_bit(cs, value);
     /* (1 − b)·b = 0 */
+    if (czk__cs_enforce_small(cs, !value, value, 0, &v.id, 1, &v.id, 1))
+        return czk__bool_is(v, value);
     lc3 l;
     lc3_init(&l, cs);
     czk_lc_add(&l.a, czk_cs_one());
@@ -143,8 +167,13 @@ czk_bool czk_bit_alloc_conditionally(czk_cs *cs, bool value, czk_bool must_be_fa
 {
     if (must_be_false.kind != CZK_BOOL_IS)
         czk_cs_fail(cs, CZK_EINVAL, "gadgets: alloc_conditionally needs an allocated bit");
-    czk_var v = czk_cs_alloc_bit(cs, value);
+    czk_var v = czk__cs_alloc_bit(cs, value);
     /* (1 − must_be_false − b)·b = 0 */
+    if (aux_bit(must_be_false) && must_be_false.var != v.id) {
+        uint32_t a_ids[2] = {must_be_false.var, v.id};
+        if (czk__cs_enforce_small(cs, 1 - must_be_false.val - value, value, 0, a_ids, 2, &v.id, 1))
+            return czk__bool_is(v, value);
+    }
     lc3 l;
     lc3_init(&l, cs);
     czk_lc_add(&l.a, czk_cs_one());
@@ -155,12 +184,16 @@ czk_bool czk_bit_alloc_conditionally(czk_cs *cs, bool value, czk_bool must_be_fa
     return czk__bool_is(v, value);
 }
 
-czk_bool czk_bit_xor(czk_cs *cs, czk_bool a, czk_bool b)
+/* The body of czk_bit_xor, inlined into the Boolean operations that call it. */
+static inline czk_bool bit_xor(czk_cs *cs, czk_bool a, czk_bool b)
 {
     require_is(cs, a, b, "AllocatedBit::xor");
     bool r = (a.val ^ b.val) != 0;
-    czk_var rv = czk_cs_alloc_bit(cs, r);
+    czk_var rv = czk__cs_alloc_bit(cs, r);
     /* (a + a)·b = a + b − r; "a + a" merges to 2·a. */
+    if (aux_bit(a) && aux_bit(b) &&
+        czk__cs_enforce_small(cs, 2 * a.val, b.val, a.val + b.val - r, &a.var, 1, &b.var, 1))
+        return czk__bool_is(rv, r);
     const czk_fr *two = &czk__gadget_pow2()[1];
     lc3 l;
     lc3_init(&l, cs);
@@ -173,12 +206,21 @@ czk_bool czk_bit_xor(czk_cs *cs, czk_bool a, czk_bool b)
     return czk__bool_is(rv, r);
 }
 
-czk_bool czk_bit_and(czk_cs *cs, czk_bool a, czk_bool b)
+czk_bool czk_bit_xor(czk_cs *cs, czk_bool a, czk_bool b)
+{
+    return bit_xor(cs, a, b);
+}
+
+/* The body of czk_bit_and, inlined into the Boolean operations that call it. */
+static inline czk_bool bit_and(czk_cs *cs, czk_bool a, czk_bool b)
 {
     require_is(cs, a, b, "AllocatedBit::and");
     bool r = (a.val & b.val) != 0;
-    czk_var rv = czk_cs_alloc_bit(cs, r);
+    czk_var rv = czk__cs_alloc_bit(cs, r);
     /* a·b = r */
+    if (aux_bit(a) && aux_bit(b) &&
+        czk__cs_enforce_small(cs, a.val, b.val, r, &a.var, 1, &b.var, 1))
+        return czk__bool_is(rv, r);
     lc3 l;
     lc3_init(&l, cs);
     czk_lc_add(&l.a, czk_bool_var(a));
@@ -188,12 +230,23 @@ czk_bool czk_bit_and(czk_cs *cs, czk_bool a, czk_bool b)
     return czk__bool_is(rv, r);
 }
 
-czk_bool czk_bit_and_not(czk_cs *cs, czk_bool a, czk_bool b)
+czk_bool czk_bit_and(czk_cs *cs, czk_bool a, czk_bool b)
+{
+    return bit_and(cs, a, b);
+}
+
+/* The body of czk_bit_and_not, inlined into the Boolean operations that call it. */
+static inline czk_bool bit_and_not(czk_cs *cs, czk_bool a, czk_bool b)
 {
     require_is(cs, a, b, "AllocatedBit::and_not");
     bool r = a.val && !b.val;
-    czk_var rv = czk_cs_alloc_bit(cs, r);
+    czk_var rv = czk__cs_alloc_bit(cs, r);
     /* a·(1 − b) = r */
+    if (aux_bit(a) && aux_bit(b)) {
+        uint32_t b_ids[2] = {0, b.var};
+        if (czk__cs_enforce_small(cs, a.val, 1 - b.val, r, &a.var, 1, b_ids, 2))
+            return czk__bool_is(rv, r);
+    }
     lc3 l;
     lc3_init(&l, cs);
     czk_lc_add(&l.a, czk_bool_var(a));
@@ -204,12 +257,23 @@ czk_bool czk_bit_and_not(czk_cs *cs, czk_bool a, czk_bool b)
     return czk__bool_is(rv, r);
 }
 
-czk_bool czk_bit_nor(czk_cs *cs, czk_bool a, czk_bool b)
+czk_bool czk_bit_and_not(czk_cs *cs, czk_bool a, czk_bool b)
+{
+    return bit_and_not(cs, a, b);
+}
+
+/* The body of czk_bit_nor, inlined into the Boolean operations that call it. */
+static inline czk_bool bit_nor(czk_cs *cs, czk_bool a, czk_bool b)
 {
     require_is(cs, a, b, "AllocatedBit::nor");
     bool r = !a.val && !b.val;
-    czk_var rv = czk_cs_alloc_bit(cs, r);
+    czk_var rv = czk__cs_alloc_bit(cs, r);
     /* (1 − a)·(1 − b) = r */
+    if (aux_bit(a) && aux_bit(b)) {
+        uint32_t b_ids[2] = {0, b.var};
+        if (czk__cs_enforce_small(cs, 1 - a.val, 1 - b.val, r, &a.var, 1, b_ids, 2))
+            return czk__bool_is(rv, r);
+    }
     lc3 l;
     lc3_init(&l, cs);
     czk_lc_add(&l.a, czk_cs_one());
@@ -219,6 +283,11 @@ czk_bool czk_bit_nor(czk_cs *cs, czk_bool a, czk_bool b)
     czk_lc_add(&l.c, rv);
     lc3_enforce_free(&l, cs);
     return czk__bool_is(rv, r);
+}
+
+czk_bool czk_bit_nor(czk_cs *cs, czk_bool a, czk_bool b)
+{
+    return bit_nor(cs, a, b);
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -247,11 +316,11 @@ czk_bool czk_bool_xor(czk_cs *cs, czk_bool a, czk_bool b)
     if (is_true(a)) return czk_bool_not(b);
     if (is_true(b)) return czk_bool_not(a);
     if (a.kind == b.kind) /* (Is, Is) or (Not, Not): xor of the underlying bits */
-        return czk_bit_xor(cs, underlying(a), underlying(b));
+        return bit_xor(cs, underlying(a), underlying(b));
     /* (Is, Not) or (Not, Is): not(xor(is, underlying(not))), the Is operand first. */
     czk_bool is = a.kind == CZK_BOOL_IS ? a : b;
     czk_bool nt = a.kind == CZK_BOOL_IS ? b : a;
-    return czk_bool_not(czk_bit_xor(cs, is, underlying(nt)));
+    return czk_bool_not(bit_xor(cs, is, underlying(nt)));
 }
 
 czk_bool czk_bool_and(czk_cs *cs, czk_bool a, czk_bool b)
@@ -259,12 +328,10 @@ czk_bool czk_bool_and(czk_cs *cs, czk_bool a, czk_bool b)
     if (is_false(a) || is_false(b)) return czk_bool_const(false);
     if (is_true(a)) return b;
     if (is_true(b)) return a;
-    if (a.kind == CZK_BOOL_IS && b.kind == CZK_BOOL_NOT)
-        return czk_bit_and_not(cs, a, underlying(b));
-    if (a.kind == CZK_BOOL_NOT && b.kind == CZK_BOOL_IS)
-        return czk_bit_and_not(cs, b, underlying(a));
-    if (a.kind == CZK_BOOL_NOT) return czk_bit_nor(cs, underlying(a), underlying(b));
-    return czk_bit_and(cs, a, b);
+    if (a.kind == CZK_BOOL_IS && b.kind == CZK_BOOL_NOT) return bit_and_not(cs, a, underlying(b));
+    if (a.kind == CZK_BOOL_NOT && b.kind == CZK_BOOL_IS) return bit_and_not(cs, b, underlying(a));
+    if (a.kind == CZK_BOOL_NOT) return bit_nor(cs, underlying(a), underlying(b));
+    return bit_and(cs, a, b);
 }
 
 czk_bool czk_bool_or(czk_cs *cs, czk_bool a, czk_bool b)
@@ -283,8 +350,15 @@ czk_bool czk_bool_sha256_ch(czk_cs *cs, czk_bool a, czk_bool b, czk_bool c)
     if (is_true(c)) return czk_bool_not(czk_bool_and(cs, a, czk_bool_not(b)));
     if (is_true(b)) return czk_bool_not(czk_bool_and(cs, czk_bool_not(a), czk_bool_not(c)));
     /* a constant true a, or no constant at all: the general circuit. */
-    czk_var ch = czk_cs_alloc_bit(cs, value);
+    czk_var ch = czk__cs_alloc_bit(cs, value);
     /* (b − c)·a = ch − c */
+    if (aux_bit(b) && aux_bit(c) && b.var != c.var && (a.kind != CZK_BOOL_CONST || a.val) &&
+        (a.kind == CZK_BOOL_CONST || aux_bit(a))) {
+        uint32_t a_ids[2] = {b.var, c.var}, b_ids[2];
+        unsigned nb = bool_ids(b_ids, a);
+        if (czk__cs_enforce_small(cs, b.val - c.val, a.val, value - c.val, a_ids, 2, b_ids, nb))
+            return czk__bool_is(ch, value);
+    }
     lc3 l;
     lc3_init(&l, cs);
     czk_bool_lc_add(&l.a, b, NULL);
@@ -308,9 +382,17 @@ czk_bool czk_bool_sha256_maj(czk_cs *cs, czk_bool a, czk_bool b, czk_bool c)
     if (is_true(b)) return czk_bool_not(czk_bool_and(cs, czk_bool_not(a), czk_bool_not(c)));
     if (is_true(a)) return czk_bool_not(czk_bool_and(cs, czk_bool_not(b), czk_bool_not(c)));
     /* maj is allocated before b ∧ c: the order upstream allocates them in. */
-    czk_var maj = czk_cs_alloc_bit(cs, value);
+    czk_var maj = czk__cs_alloc_bit(cs, value);
     czk_bool bc = czk_bool_and(cs, b, c);
     /* (bc + bc − b − c)·a = bc − maj */
+    if (aux_bit(a) && aux_bit(b) && aux_bit(c) && aux_bit(bc) && b.var != c.var &&
+        bc.var != b.var && bc.var != c.var) {
+        uint32_t a_ids[3] = {bc.var, b.var, c.var}, b_ids[2];
+        unsigned nb = bool_ids(b_ids, a);
+        if (czk__cs_enforce_small(cs, 2 * bc.val - b.val - c.val, a.val, bc.val - value, a_ids, 3,
+                                  b_ids, nb))
+            return czk__bool_is(maj, value);
+    }
     const czk_fr *two = &czk__gadget_pow2()[1];
     lc3 l;
     lc3_init(&l, cs);

@@ -23,6 +23,8 @@
  */
 #include "gadgets/gadgets_internal.h"
 
+#include "cs/cs_internal.h"
+
 #include "czk/alloc.h"
 
 #include <string.h>
@@ -49,6 +51,8 @@ void czk_multieq_init(czk_multieq *me, czk_cs *cs)
     me->tab_var = czk_malloc(TAB_SIZE * sizeof *me->tab_var);
     me->tab_info = czk_calloc(TAB_SIZE, sizeof *me->tab_info);
     me->gen = 1;
+    czk_cs_mode mode = czk_cs_get_mode(cs);
+    me->rhs_lc = mode == CZK_CS_RECORD || mode == CZK_CS_HASH;
     if (me->tab_var == NULL || me->tab_info == NULL)
         czk_cs_fail(cs, CZK_ENOMEM, "gadgets: out of memory for a MultiEq");
 }
@@ -102,17 +106,52 @@ static void side_add(czk_multieq *me, czk__multieq_terms *t, uint32_t v, const c
     t->n++;
 }
 
-/* Enforce batch k: lhs·1 = rhs (MultiEq::accumulate), and empty it. */
+/* acc += v·2^off, for a 256-bit acc that stays below 2^254 (MultiEq's capacity). */
+static void sum_add_shifted(uint64_t acc[4], uint64_t v, unsigned off)
+{
+    unsigned w = off / 64, s = off % 64;
+    uint64_t part[2] = {v << s, s > 0 ? v >> (64 - s) : 0};
+    unsigned carry = 0;
+    for (unsigned i = w; i < 4; i++) {
+        uint64_t add = i - w < 2 ? part[i - w] : 0;
+        uint64_t x = acc[i] + add;
+        unsigned c1 = x < add;
+        uint64_t y = x + carry;
+        carry = c1 | (y < x);
+        acc[i] = y;
+    }
+}
+
+/*
+ * Enforce batch k: lhs·1 = rhs (MultiEq::accumulate), and empty it. Both sides have the
+ * batch's value (each addition's lhs and rhs are the same integer), which EVAL mode keeps
+ * as an integer; so the EVAL and WITNESS modes write the row from the merged terms alone,
+ * without the ~1,000 field additions of an LC's value, and C's terms are built only in
+ * the modes that read them. Where the direct row is refused, the general path runs with
+ * whatever rhs there is: it then reports an error, after which C is never read.
+ */
 static void emit(czk_multieq *me, unsigned k)
 {
     czk_cs *cs = me->cs;
     czk__multieq_terms *t = &me->lhs[k];
+    if (!me->rhs_lc) {
+        czk_fr value = CZK_FR_ZERO;
+        if (czk_cs_get_mode(cs) == CZK_CS_EVAL) czk_fr_from_u64s(&value, t->sum);
+        if (czk__cs_enforce_lin(cs, t->var, t->coeff, t->n, &value, &value)) {
+            czk_lc_clear(&me->rhs[k]);
+            t->n = 0;
+            memset(t->one_sum, 0, sizeof t->one_sum);
+            memset(t->sum, 0, sizeof t->sum);
+            return;
+        }
+    }
     czk_lc *lhs = &me->lhs_lc;
     czk_lc_clear(lhs);
     for (uint32_t i = 0; i < t->n; i++) {
         czk_var v = {t->var[i]};
         czk_lc_add_term(lhs, &t->coeff[i], v);
     }
+    czk_fr_from_u64s(&t->one, t->one_sum);
     czk_lc_add_const(lhs, &t->one);
     czk_lc one;
     czk_lc_init(&one, cs);
@@ -121,7 +160,8 @@ static void emit(czk_multieq *me, unsigned k)
     czk_lc_free(&one);
     czk_lc_clear(&me->rhs[k]);
     t->n = 0;
-    t->one = CZK_FR_ZERO;
+    memset(t->one_sum, 0, sizeof t->one_sum);
+    memset(t->sum, 0, sizeof t->sum);
 }
 
 void czk_multieq_finish(czk_multieq *me)
@@ -247,11 +287,11 @@ void czk_uint32_addmany(czk_multieq *me, czk_uint32 *out, const czk_uint32 *ops,
         max_value >>= 1;
     }
     uint64_t sum = 0;
+    for (unsigned k = 0; k < n; k++) sum += ops[k].value;
     bool all_constants = true;
-    for (unsigned k = 0; k < n; k++) {
-        sum += ops[k].value;
-        for (unsigned j = 0; j < 32; j++) all_constants &= czk_bool_is_const(ops[k].bits[j]);
-    }
+    for (unsigned k = 0; k < n && all_constants; k++)
+        for (unsigned j = 0; j < 32 && all_constants; j++)
+            all_constants = czk_bool_is_const(ops[k].bits[j]);
     if (all_constants) {
         czk_uint32_constant(out, (uint32_t)sum);
         return;
@@ -266,29 +306,33 @@ void czk_uint32_addmany(czk_multieq *me, czk_uint32 *out, const czk_uint32 *ops,
     czk__multieq_terms *lhs = &me->lhs[tgt];
     czk_lc *rhs = &me->rhs[tgt];
 
+    /* ONE's coefficient is summed as an integer (below n·2^32), shifted in once. */
+    uint64_t one = 0;
     for (unsigned k = 0; k < n; k++) {
         for (unsigned j = 0; j < 32; j++) {
             czk_bool b = ops[k].bits[j];
             switch (b.kind) {
             case CZK_BOOL_CONST:
-                if (b.val) czk_fr_add(&lhs->one, &lhs->one, &pow2[j]);
+                one += (uint64_t)b.val << j;
                 break;
             case CZK_BOOL_IS:
                 side_add(me, lhs, b.var, &pow2[j], false);
                 break;
             default: /* NOT: 2^j·(1 − bit) */
-                czk_fr_add(&lhs->one, &lhs->one, &pow2[j]);
+                one += (uint64_t)1 << j;
                 side_add(me, lhs, b.var, &pow2[j], true);
                 break;
             }
         }
     }
+    sum_add_shifted(lhs->one_sum, one, off);
     czk_uint32 r;
     for (unsigned i = 0; i < num_bits; i++) {
         czk_bool b = czk_bit_alloc(cs, (sum >> i) & 1);
-        czk_lc_add_term(rhs, &pow2[i], czk_bool_var(b));
+        if (me->rhs_lc) czk_lc_add_term(rhs, &pow2[i], czk_bool_var(b));
         if (i < 32) r.bits[i] = b; /* carry bits are discarded */
     }
+    sum_add_shifted(lhs->sum, sum, off);
     if (flush) {
         emit(me, me->cur);
         me->cur = tgt;

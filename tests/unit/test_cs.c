@@ -14,8 +14,12 @@
  *   - the cubic's recording equals a hand-written CSR;
  *   - a wrong witness fails czk_r1cs_is_satisfied at the right row;
  *   - too-small buffers give a sticky CZK_ERESOURCE, full counts, and untouched memory
- *     past each capacity; misuse gives CZK_EINVAL.
+ *     past each capacity; misuse gives CZK_EINVAL;
+ *   - the gadgets' direct rows (czk__cs_enforce_small, czk__cs_enforce_lin,
+ *     czk__cs_alloc_bit) write the same witness, a/b/c, counts and densities as the
+ *     same rows built from LCs, and refuse (doing nothing) where the LC path must run.
  */
+#include "cs/cs_internal.h"
 #include "czk/alloc.h"
 #include "czk/cs.h"
 #include "czk/pool.h"
@@ -972,6 +976,167 @@ static void test_r1cs_helpers(void)
     czk_r1cs_free(&r); /* twice is harmless */
 }
 
+/* ------------------------------------------------------------------------------------ */
+/* Direct rows (src/cs/cs_internal.h)                                                  */
+/* ------------------------------------------------------------------------------------ */
+
+typedef struct direct_cs {
+    czk_cs *cs;
+    czk_fr z[16], abc[3 * 8];
+} direct_cs;
+
+static void direct_open(direct_cs *d, czk_cs_mode mode, size_t rows)
+{
+    memset(d, 0, sizeof *d);
+    czk_cs_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.mode = mode;
+    cfg.buf.inputs = d->z;
+    cfg.buf.inputs_cap = 2;
+    cfg.buf.aux = d->z + 2;
+    cfg.buf.aux_cap = 14;
+    if (mode == CZK_CS_EVAL) {
+        cfg.buf.a = d->abc;
+        cfg.buf.b = d->abc + 8;
+        cfg.buf.c = d->abc + 16;
+        cfg.buf.rows_cap = rows;
+    }
+    czk_err err;
+    CHECK_STATUS(czk_cs_create(&d->cs, &cfg, &err), CZK_OK);
+}
+
+/* Both constraint systems hold the same witness, rows, counts and densities. */
+static void direct_compare(direct_cs *x, direct_cs *y)
+{
+    czk_cs_counts cx, cy;
+    czk_cs_get_counts(x->cs, &cx);
+    czk_cs_get_counts(y->cs, &cy);
+    CHECK(memcmp(&cx, &cy, sizeof cx) == 0);
+    CHECK_MEM(x->z, y->z, sizeof x->z);
+    CHECK_MEM(x->abc, y->abc, sizeof x->abc);
+    uint64_t dx[3], dy[3];
+    czk_cs_get_densities(x->cs, &dx[0], &dx[1], &dx[2]);
+    czk_cs_get_densities(y->cs, &dy[0], &dy[1], &dy[2]);
+    CHECK(memcmp(dx, dy, sizeof dx) == 0);
+}
+
+static void test_direct_rows(void)
+{
+    /* The small-value table: k·R for k = −2..2. */
+    for (int k = -2; k <= 2; k++) {
+        czk_fr want = fr_u64((uint64_t)(k < 0 ? -k : k));
+        if (k < 0) czk_fr_neg(&want, &want);
+        CHECK(czk_fr_eq(&czk__cs_fr_small[k + 2], &want));
+    }
+
+    static const czk_cs_mode modes[2] = {CZK_CS_EVAL, CZK_CS_WITNESS};
+    for (int m = 0; m < 2; m++) {
+        czk_cs_mode mode = modes[m];
+        direct_cs lc_side, dir;
+        direct_open(&lc_side, mode, 8);
+        direct_open(&dir, mode, 8);
+        czk_fr in1 = fr_u64(77);
+        czk_var x = czk_cs_alloc_input(lc_side.cs, &in1);
+        (void)czk_cs_alloc_input(dir.cs, &in1);
+        /* Bits p = 1, q = 0, r = 1; then rows of boolean gadgets' shapes. */
+        czk_var p = czk_cs_alloc_bit(lc_side.cs, true), q = czk_cs_alloc_bit(lc_side.cs, false),
+                r = czk_cs_alloc_bit(lc_side.cs, true);
+        czk_var dp = czk__cs_alloc_bit(dir.cs, true), dq = czk__cs_alloc_bit(dir.cs, false),
+                dr = czk__cs_alloc_bit(dir.cs, true);
+        CHECK(dp.id == p.id && dq.id == q.id && dr.id == r.id);
+
+        /* (2p)·q = p + q − r: values 2, 0, 0. */
+        czk_lc a, b, c;
+        czk_lc_init(&a, lc_side.cs);
+        czk_lc_init(&b, lc_side.cs);
+        czk_lc_init(&c, lc_side.cs);
+        czk_lc_add_term(&a, &czk__cs_fr_small[4], p);
+        czk_lc_add(&b, q);
+        czk_lc_add(&c, p);
+        czk_lc_add(&c, q);
+        czk_lc_sub(&c, r);
+        czk_cs_enforce(lc_side.cs, &a, &b, &c);
+        CHECK(czk__cs_enforce_small(dir.cs, 2, 0, 0, &p.id, 1, &q.id, 1));
+
+        direct_compare(&lc_side, &dir); /* each row's bits, before later rows set them */
+        /* MultiEq's shape: (4p + 2q + r + 3x)·1 = 5 + 3·77 with both sides' values. */
+        czk_fr k4 = fr_u64(4), k3 = fr_u64(3), v = fr_u64(5 + 3 * 77);
+        czk_lc_clear(&a);
+        czk_lc_clear(&b);
+        czk_lc_clear(&c);
+        czk_lc_add_term(&a, &k4, p);
+        czk_lc_add_term(&a, &czk__cs_fr_small[4], q);
+        czk_lc_add(&a, r);
+        czk_lc_add_term(&a, &k3, x);
+        czk_lc_add(&b, czk_cs_one());
+        czk_lc_add_const(&c, &v);
+        czk_cs_enforce(lc_side.cs, &a, &b, &c);
+        uint32_t vars[4] = {p.id, q.id, r.id, x.id};
+        czk_fr coeffs[4] = {k4, czk__cs_fr_small[4], czk__cs_fr_small[3], k3};
+        CHECK(czk__cs_enforce_lin(dir.cs, vars, coeffs, 4, &v, &v));
+        /* A zero merged coefficient leaves its variable (a new bit t) out of the density. */
+        czk_var t = czk_cs_alloc_bit(lc_side.cs, false);
+        CHECK(czk__cs_alloc_bit(dir.cs, false).id == t.id);
+        czk_lc_clear(&a);
+        czk_lc_add(&a, x);
+        czk_cs_enforce(lc_side.cs, &a, &b, &a);
+        czk_fr zc[2] = {CZK_FR_ZERO, CZK_FR_ONE};
+        uint32_t zv[2] = {t.id, x.id};
+        CHECK(czk__cs_enforce_lin(dir.cs, zv, zc, 2, &in1, &in1));
+        direct_compare(&lc_side, &dir); /* each row's bits, before later rows set them */
+        /* (q − r)·(1 − p) = −r: values −1, 0, −1; ONE and an input in B. */
+        czk_lc_clear(&a);
+        czk_lc_clear(&b);
+        czk_lc_clear(&c);
+        czk_lc_add(&a, q);
+        czk_lc_sub(&a, r);
+        czk_lc_add(&b, czk_cs_one());
+        czk_lc_sub(&b, p);
+        czk_lc_sub(&c, r);
+        czk_cs_enforce(lc_side.cs, &a, &b, &c);
+        uint32_t a_ids[2] = {q.id, r.id}, b_ids[2] = {0, p.id};
+        CHECK(czk__cs_enforce_small(dir.cs, -1, 0, -1, a_ids, 2, b_ids, 2));
+
+        czk_lc_free(&a);
+        czk_lc_free(&b);
+        czk_lc_free(&c);
+        direct_compare(&lc_side, &dir);
+
+        /* Refusals do nothing: an unknown variable, then a full row buffer (EVAL). */
+        czk_cs_counts before, after;
+        czk_cs_get_counts(dir.cs, &before);
+        uint32_t unknown = CZK_VAR_AUX | 9;
+        CHECK(!czk__cs_enforce_small(dir.cs, 0, 0, 0, &unknown, 1, &p.id, 1));
+        CHECK(!czk__cs_enforce_lin(dir.cs, &unknown, &k3, 1, &v, &v));
+        czk_cs_get_counts(dir.cs, &after);
+        CHECK(memcmp(&before, &after, sizeof before) == 0);
+        CHECK_STATUS(czk_cs_status(dir.cs), CZK_OK);
+        if (mode == CZK_CS_EVAL) {
+            for (int i = 0; i < 4; i++)
+                CHECK(czk__cs_enforce_small(dir.cs, 1, 1, 1, NULL, 0, NULL, 0));
+            CHECK(!czk__cs_enforce_small(dir.cs, 1, 1, 1, NULL, 0, NULL, 0));
+            CHECK_STATUS(czk_cs_status(dir.cs), CZK_OK);
+        }
+        czk_cs_destroy(lc_side.cs);
+        czk_cs_destroy(dir.cs);
+    }
+
+    /* COUNT mode always takes the LC path; an alloc without a witness too. */
+    czk_cs_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.mode = CZK_CS_COUNT;
+    czk_cs *cs = NULL;
+    czk_err err;
+    CHECK_STATUS(czk_cs_create(&cs, &cfg, &err), CZK_OK);
+    czk_var v = czk__cs_alloc_bit(cs, true);
+    CHECK(v.id == (CZK_VAR_AUX | 0));
+    CHECK(!czk__cs_enforce_small(cs, 0, 1, 0, &v.id, 1, &v.id, 1));
+    czk_cs_counts n;
+    czk_cs_get_counts(cs, &n);
+    CHECK(n.n_aux == 1 && n.n_constraints == 0);
+    czk_cs_destroy(cs);
+}
+
 int main(void)
 {
     czk_test_seed();
@@ -984,6 +1149,7 @@ int main(void)
     RUN(test_overflow);
     RUN(test_misuse);
     RUN(test_r1cs_helpers);
+    RUN(test_direct_rows);
     czk_pool_destroy(test_pool);
     return czk_test_finish();
 }

@@ -402,6 +402,96 @@ static void test_boolean_ops(void)
     CHECK(fails == 0);
 }
 
+/* Operands whose variables no other row names: raw bits (czk_cs_alloc_bit, no boolean
+ * constraint), plain or negated, bits on input variables, constants. Every density bit
+ * then comes from the operation's own rows, so run_modes' comparison of EVAL's densities
+ * and rows (the gadgets' direct rows, cs_internal.h) with COUNT's and RECORD's (LCs)
+ * checks exactly which variables each row names. */
+static czk_bool raw_operand(czk_cs *cs, int v)
+{
+    czk_fr one = CZK_FR_ONE, zero = CZK_FR_ZERO;
+    switch (v) {
+    case 0:
+        return czk_bool_const(true);
+    case 1:
+        return czk_bool_const(false);
+    case 2:
+    case 3: {
+        czk_bool b = {czk_cs_alloc_bit(cs, v == 2).id, CZK_BOOL_IS, (uint8_t)(v == 2), 0};
+        return b;
+    }
+    case 4:
+    case 5: {
+        czk_bool b = {czk_cs_alloc_bit(cs, v == 4).id, CZK_BOOL_IS, (uint8_t)(v == 4), 0};
+        return czk_bool_not(b);
+    }
+    default: {
+        czk_bool b = {czk_cs_alloc_input(cs, v == 6 ? &one : &zero).id, CZK_BOOL_IS,
+                      (uint8_t)(v == 6), 0};
+        return b;
+    }
+    }
+}
+
+typedef struct raw_ctx {
+    int op, v[3];
+    bool share; /* the last operand is the one before it: a repeated variable */
+} raw_ctx;
+
+static czk_status raw_circuit(czk_cs *cs, void *p)
+{
+    raw_ctx *x = p;
+    czk_bool a = raw_operand(cs, x->v[0]), b = raw_operand(cs, x->v[1]), c;
+    if (x->op == OP_CH || x->op == OP_MAJ)
+        c = x->share ? b : raw_operand(cs, x->v[2]);
+    else if (x->share)
+        b = a;
+    switch (x->op) {
+    case OP_XOR:
+        czk_bool_xor(cs, a, b);
+        break;
+    case OP_AND:
+        czk_bool_and(cs, a, b);
+        break;
+    case OP_OR:
+        czk_bool_or(cs, a, b);
+        break;
+    case OP_CH:
+        czk_bool_sha256_ch(cs, a, b, c);
+        break;
+    case OP_MAJ:
+        czk_bool_sha256_maj(cs, a, b, c);
+        break;
+    default: /* AllocatedBit::alloc_conditionally on an IS bit */
+        if (a.kind == CZK_BOOL_IS) czk_bit_alloc_conditionally(cs, b.val, a);
+        break;
+    }
+    czk_bit_alloc(cs, x->v[0] & 1);
+    return czk_cs_status(cs);
+}
+
+static void test_boolean_direct_rows(void)
+{
+    int fails = 0;
+    for (int op = OP_XOR; op <= OP_EQ; op++) {
+        int n3 = op == OP_CH || op == OP_MAJ ? 8 : 1;
+        for (int share = 0; share < 2; share++)
+            for (int va = 0; va < 8; va++)
+                for (int vb = 0; vb < 8; vb++)
+                    for (int vc = 0; vc < n3; vc++) {
+                        raw_ctx x = {.op = op, .v = {va, vb, vc}, .share = share != 0};
+                        outcome o;
+                        int before = czk_test_failed_checks;
+                        run_modes(raw_circuit, &x, &o, M_RECORD);
+                        if (czk_test_failed_checks != before && fails++ < 5)
+                            fprintf(stderr, "  op %d operands %d %d %d share %d\n", op, va, vb, vc,
+                                    share);
+                        outcome_free(&o);
+                    }
+    }
+    CHECK(fails == 0);
+}
+
 /* bellpepper-core test_enforce_equal: satisfied exactly when the values agree; unequal
  * constants are refused. */
 static void test_enforce_equal(void)
@@ -1742,6 +1832,7 @@ int main(void)
     czk_test_seed();
     RUN(test_allocated_bits);
     RUN(test_boolean_ops);
+    RUN(test_boolean_direct_rows);
     RUN(test_enforce_equal);
     RUN(test_uint32);
     RUN(test_num);
