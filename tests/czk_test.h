@@ -72,6 +72,22 @@ static inline void czk_test_rand_bytes(void *out, size_t n)
     }
 }
 
+/* acc = acc·2^sh + d in 320-bit two's complement (five little-endian words), sh < 64: one
+ * Horner step of rebuilding a scalar from signed window digits (the CPU and GPU MSM tests). */
+static inline void czk_test_horner320(uint64_t acc[5], unsigned sh, int64_t d)
+{
+    if (sh > 0)
+        for (int l = 4; l >= 0; l--)
+            acc[l] = (acc[l] << sh) | (l > 0 ? acc[l - 1] >> (64 - sh) : 0);
+    uint64_t ext = d < 0 ? ~(uint64_t)0 : 0;
+    unsigned __int128 carry = 0;
+    for (int l = 0; l < 5; l++) {
+        carry += (unsigned __int128)acc[l] + (l == 0 ? (uint64_t)d : ext);
+        acc[l] = (uint64_t)carry;
+        carry >>= 64;
+    }
+}
+
 static inline void czk_test_seed(void)
 {
     uint64_t seed;

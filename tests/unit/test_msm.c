@@ -357,17 +357,9 @@ static void test_booth_digits(void)
             uint64_t acc[5] = {0, 0, 0, 0, 0};
             bool in_range = true;
             for (unsigned w = nwin; w-- > 0;) {
-                for (int l = 4; l >= 0; l--)
-                    acc[l] = (acc[l] << c) | (l > 0 ? acc[l - 1] >> (64 - c) : 0);
                 int32_t d = czk__msm_booth_digit(&s, w, c);
                 if (d > (1 << (c - 1)) || d < -(1 << (c - 1))) in_range = false;
-                uint64_t ext = d < 0 ? ~(uint64_t)0 : 0;
-                unsigned __int128 carry = 0;
-                for (int l = 0; l < 5; l++) {
-                    carry += (unsigned __int128)acc[l] + (l == 0 ? (uint64_t)(int64_t)d : ext);
-                    acc[l] = (uint64_t)carry;
-                    carry >>= 64;
-                }
+                czk_test_horner320(acc, c, d);
             }
             /* Windows past the top are all zero. */
             for (unsigned w = nwin; w < nwin + 2; w++)

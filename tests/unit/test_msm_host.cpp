@@ -421,20 +421,10 @@ static void test_window_split(void)
             uint64_t acc[5] = {0, 0, 0, 0, 0};
             for (unsigned w = ws.nwin; w-- > 0;) {
                 const unsigned cw = ws.width(w);
-                if (w != ws.nwin - 1) {
-                    const unsigned sh = ws.width(w);
-                    for (int l = 4; l >= 0; l--)
-                        acc[l] = (acc[l] << sh) | (l > 0 ? acc[l - 1] >> (64 - sh) : 0);
-                }
                 int d = booth_digit(s, ws.pos(w), cw);
                 if (d > (1 << (cw - 1)) || d < -(1 << (cw - 1))) bad_range++;
-                uint64_t ext = d < 0 ? ~(uint64_t)0 : 0;
-                unsigned __int128 carry = 0;
-                for (int l = 0; l < 5; l++) {
-                    carry += (unsigned __int128)acc[l] + (l == 0 ? (uint64_t)(int64_t)d : ext);
-                    acc[l] = (uint64_t)carry;
-                    carry >>= 64;
-                }
+                /* Window w + 1 weighs 2^width(w) times window w. */
+                czk_test_horner320(acc, w != ws.nwin - 1 ? cw : 0, d);
             }
             bool same = acc[4] == 0;
             for (int l = 0; l < 4; l++)
