@@ -36,7 +36,8 @@ for v in ${VARIANTS:-default}; do
     # SANITIZE=1: compute-sanitizer memcheck of both tests at small sizes (RACE=1: and racecheck
     # of the MSM's).
     if [ -n "${SANITIZE:-}" ]; then
-        SAN=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")
+        SAN=$(command -v compute-sanitizer ||
+            echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")
         for t in test_gpu_msm test_gpu_prove; do
             [ -x "$d/$t" ] || continue
             step "$v-memcheck.log" 120 env CUDA_VISIBLE_DEVICES=0 CZK_TEST_GPU_SMALL=1 "$SAN" \
