@@ -361,7 +361,12 @@ run_porep_phase() { # TAG NJOBS WITH_WINNING
   st() { awk -v k="$1" '$1 == k {print $2}' "$W/steady-$tag.txt"; }
   row "$tag PoRep $SIZE C2 wall per proof, steady state ($porep_parts × partition interval over $(awk '$1=="interval"{print $4}' "$W/steady-$tag.txt") partitions)" "$(st steady_per_proof) s" "≤ 20 s; cuzk 37.7 s (RTX 5070 Ti), SupraSeal 138–143 s"
   row "$tag GPU busy, steady state (a proof on the GPU / wall; lock held / wall)" "$(st inflight_busy) % ($(st held_busy) % lock; nvidia-smi: $(st smi_busy) % of samples busy, mean util $(st smi_util) %)" "≥ 90 %"
-  row "$tag GPU time per partition, steady state (median czk_gpu_prove call; lock held; device span)" "$(st median_call_s) s (lock $(st held_median) s, overlapped with the next: $(st median_overlap); $(st median_gpu_s) s: H2D $(st median_h2d_s), NTT $(st median_ntt_s), MSM H $(st median_msm_h_s), L $(st median_msm_l_s), A $(st median_msm_a_s), B1 $(st median_msm_b1_s), B2 $(st median_msm_b2_s))" "≤ 1.2 s"
+  # Proofs overlap on the GPU (a proof hands it on once only its MSMs are left), so a call's
+  # length counts the overlap twice: the GPU's time per partition is the steady interval
+  # times the share of it the GPU had a proof (equal to the interval when the GPU is the
+  # bottleneck).
+  row "$tag GPU time per partition, steady state (partition interval × GPU busy)" "$(awk -v i="$(awk '$1=="interval"{print $2}' "$W/steady-$tag.txt")" -v b="$(st inflight_busy)" 'BEGIN{printf "%.3f s", i*b/100}')" "≤ 1.2 s"
+  row "$tag a proof's czk_gpu_prove call, steady state (median; lock held; device span)" "$(st median_call_s) s (lock $(st held_median) s, overlapped with the next: $(st median_overlap); $(st median_gpu_s) s: H2D $(st median_h2d_s), NTT $(st median_ntt_s), MSM H $(st median_msm_h_s), L $(st median_msm_l_s), A $(st median_msm_a_s), B1 $(st median_msm_b1_s), B2 $(st median_msm_b2_s))" ""
   row "$tag peak GPU memory (nvidia-smi)" "$(st smi_mem_gib) GiB" "141 GB H200"
   # Device time per partition and H2D rate from the daemon's counters over the run.
   local m0=$W/metrics-$tag-0.txt m1=$W/metrics-$tag-1.txt
@@ -371,7 +376,7 @@ run_porep_phase() { # TAG NJOBS WITH_WINNING
   hb=$(awk -v a="$(metric "$m0" czk_h2d_bytes_total)" -v b="$(metric "$m1" czk_h2d_bytes_total)" 'BEGIN{print b-a}')
   hs=$(awk -v a="$(metric "$m0" czk_h2d_seconds_total)" -v b="$(metric "$m1" czk_h2d_seconds_total)" 'BEGIN{print b-a}')
   if awk -v p="$parts" 'BEGIN{exit !(p > 0)}'; then
-    row "$tag GPU time per partition over the whole run (incl. warm-up; $parts partitions)" "$(awk -v d="$dev" -v p="$parts" 'BEGIN{printf "%.2f s", d/p}')" ""
+    row "$tag GPU lock held per partition over the whole run (incl. warm-up; $parts partitions)" "$(awk -v d="$dev" -v p="$parts" 'BEGIN{printf "%.2f s", d/p}')" ""
   fi
   if awk -v s="$hs" 'BEGIN{exit !(s > 0)}'; then
     row "$tag H2D effective (a, b, c, witness; bytes / copy time)" "$(awk -v b="$hb" -v s="$hs" 'BEGIN{printf "%.1f GB/s (%.0f GB)", b/s/1e9, b/1e9}')" "≥ 50 GB/s"
@@ -409,7 +414,7 @@ run_snap_phase() {
   timeline_stats "$W/timeline-main.jsonl" "$W/gpu-main.csv" "snap-$id" > "$W/steady-snap.txt"
   cat "$W/steady-snap.txt"
   st() { awk -v k="$1" '$1 == k {print $2}' "$W/steady-snap.txt"; }
-  row "SnapDeals GPU time per partition (median czk_gpu_prove call; lock held; device span)" "$(st median_call_s) s (lock $(st held_median) s; $(st median_gpu_s) s: H2D $(st median_h2d_s), NTT $(st median_ntt_s), MSM H $(st median_msm_h_s))" "report"
+  row "SnapDeals a partition's czk_gpu_prove call (median; lock held; device span)" "$(st median_call_s) s (lock $(st held_median) s; $(st median_gpu_s) s: H2D $(st median_h2d_s), NTT $(st median_ntt_s), MSM H $(st median_msm_h_s))" "report"
   row "SnapDeals partition interval on the GPU, steady state" "$(awk '$1=="interval"{print $2}' "$W/steady-snap.txt") s" "report"
   scrape "$W/metrics-snap-1.txt"
   row "snap pinned pool: allocations / reuses / fallbacks (cumulative)" "$(metric "$W/metrics-snap-1.txt" czk_pinned_allocations_total | cut -d. -f1) / $(metric "$W/metrics-snap-1.txt" czk_pinned_reuses_total | cut -d. -f1) / $(metric "$W/metrics-snap-1.txt" czk_pinned_fallbacks_total | cut -d. -f1)" ""
