@@ -16,7 +16,8 @@
 #   TESTS=test_gpu_prove MODES=default MSM_ARGS=none CZKD_MODES=w3 bash bench/gap_run.sh
 # MODES (default "default") are the bench's pipelines, 45-75 s each; CZKD_MODES
 # (default "default") the czkd runs, ~230-250 s each, so one call holds one of them. On the
-# sixth session's build: bench 1.114 s a partition, czkd 1.228 s.
+# sixth session's build: bench 1.114 s a partition (first to last, ~7 % low: 1.168 s over whole
+# cycles, RESULTS.md), czkd 1.228 s; seventh session's: bench 1.158 s, czkd 1.202 s.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/czk-gap}
