@@ -37,11 +37,8 @@ static const czk_fr FR_ZERO = {{0}};
 static const czk_fr FR_ONE = {CZK__FR_R};
 /* k·R mod r for k = −2..2 (cs_internal.h). */
 const czk_fr czk__cs_fr_small[5] = {
-    {{0xfffffffb00000005ULL, 0xa2b4340efff7cbfaULL, 0x002138283029381aULL, 0x43a4449fd0137269ULL}},
-    {{0xfffffffd00000003ULL, 0xfb38ec08fffb13fcULL, 0x99ad88181ce5880fULL, 0x5bc8f5f97cd877d8ULL}},
-    {{0, 0, 0, 0}},
-    {CZK__FR_R},
-    {{0x00000003fffffffcULL, 0xb1096ff400069004ULL, 0x33189fdfd9789feaULL, 0x304962b3598a0adfULL}},
+    {CZK__FR_SMALL_M2_MONT}, {CZK__FR_SMALL_M1_MONT}, {{0, 0, 0, 0}}, {CZK__FR_R},
+    {CZK__FR_SMALL_2_MONT},
 };
 /* p − R: the Montgomery form of −1. */
 static const czk_fr FR_MINUS_ONE = {

@@ -135,5 +135,11 @@
 }
 /* 5^t mod r, primitive 2^32-th root of unity of snarkjs, Montgomery */
 #define CZK__FR_ROOT_OF_UNITY_5_MONT {0x9cab6d5c0c17f47cULL, 0x1ce1e93dfd4b71e5ULL, 0x0d6db230471dd505ULL, 0x3f0ee990743a3b6aULL}
+/* -2 mod r, Montgomery */
+#define CZK__FR_SMALL_M2_MONT {0xfffffffb00000005ULL, 0xa2b4340efff7cbfaULL, 0x002138283029381aULL, 0x43a4449fd0137269ULL}
+/* -1 mod r, Montgomery */
+#define CZK__FR_SMALL_M1_MONT {0xfffffffd00000003ULL, 0xfb38ec08fffb13fcULL, 0x99ad88181ce5880fULL, 0x5bc8f5f97cd877d8ULL}
+/* 2 mod r, Montgomery */
+#define CZK__FR_SMALL_2_MONT {0x00000003fffffffcULL, 0xb1096ff400069004ULL, 0x33189fdfd9789feaULL, 0x304962b3598a0adfULL}
 
 #endif
