@@ -63,13 +63,22 @@ static czk_status slurp(const char *path, uint8_t **out, size_t *len, czk_err *e
     return CZK_OK;
 }
 
+/*
+ * JSON: the first non-blank byte is '{' or '[', and the first 64 bytes (or all, if fewer)
+ * are printable ASCII or blanks. The second test keeps binary files whose random first bytes
+ * happen to be a blank and a '{' (a .vk's first coordinate, a public input's low bytes)
+ * from being read as JSON: it passes 64 random bytes with odds of about 10^-26, and the
+ * snarkjs files' first 64 bytes are ASCII.
+ */
 static bool looks_json(const uint8_t *b, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t') continue;
-        return b[i] == '{' || b[i] == '[';
-    }
-    return false;
+    size_t i = 0;
+    while (i < n && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t')) i++;
+    if (i == n || (b[i] != '{' && b[i] != '[')) return false;
+    for (size_t k = 0; k < n && k < 64; k++)
+        if ((b[k] < 0x20 || b[k] > 0x7e) && b[k] != '\n' && b[k] != '\r' && b[k] != '\t')
+            return false;
+    return true;
 }
 
 static czk_status write_file(const char *path, const void *data, size_t n, czk_err *err)
