@@ -66,6 +66,16 @@
 #ifndef CZK_FP2_MUL_LAZY
 #define CZK_FP2_MUL_LAZY 0
 #endif
+/* CZK_FP2_INLINE (default 0): Fp2's multiplication and squaring inline at every use instead
+ * of out of line. */
+#ifndef CZK_FP2_INLINE
+#define CZK_FP2_INLINE 0
+#endif
+#if CZK_FP2_INLINE
+#define CZK_FP2_FN CZK_HD
+#else
+#define CZK_FP2_FN CZK_HD_NOINLINE
+#endif
 /* With CZK_FP2_MUL_LAZY: fp2_t::mul_sub with its two products in one pair of reductions
  * (1), or as two lazy multiplications and a subtraction (0). */
 #ifndef CZK_FP2_MULSUB_FUSED
@@ -1007,7 +1017,7 @@ struct __align__(16) fp2_t {
     }
 #else
     /* Karatsuba: three Fp multiplications. */
-    friend CZK_HD_NOINLINE fp2_t operator*(const fp2_t &a, const fp2_t &b)
+    friend CZK_FP2_FN fp2_t operator*(const fp2_t &a, const fp2_t &b)
     {
         fp_t t0 = a.c0 * b.c0;
         fp_t t1 = a.c1 * b.c1;
@@ -1021,7 +1031,7 @@ struct __align__(16) fp2_t {
     }
 #endif
     /* (c0 + c1 u)^2 = (c0 + c1)(c0 − c1) + 2 c0 c1 u: two multiplications. */
-    CZK_HD_NOINLINE fp2_t sqr() const
+    CZK_FP2_FN fp2_t sqr() const
     {
         fp_t t = c0 * c1;
         return {(c0 + c1) * (c0 - c1), t.dbl()};
