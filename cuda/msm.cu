@@ -42,6 +42,7 @@
 #include "ec.cuh"
 #include "gpu_internal.h"
 #include "msm_kernels.cuh"
+#include "ones_affine.cuh"
 
 using namespace czk_gpu;
 using namespace czk_gpu::msm;
@@ -135,6 +136,49 @@ __global__ void __launch_bounds__(EC_THREADS)
                 uint32_t *okeys, xyzz_t<F> *opts)
 {
     ones_body<F>(blockIdx.x * blockDim.x + threadIdx.x, bases, ik, m, L, okeys, opts);
+}
+
+/* The ones' batch-affine tree (cuda/ones_affine.cuh describes the steps). */
+template <class F>
+__global__ void __launch_bounds__(EC_THREADS)
+    ones_prefix_kernel(ones::pt_src<F> src, uint32_t n, uint32_t K, F *pre, F *tot)
+{
+    ones::level_prefix_body<F>(blockIdx.x * blockDim.x + threadIdx.x, src, n, K, pre, tot);
+}
+
+template <class F>
+__global__ void __launch_bounds__(EC_THREADS)
+    ones_scan_up_kernel(const F *a, uint32_t n, uint32_t M, F *pre, F *next)
+{
+    ones::scan_up_body<F>(blockIdx.x * blockDim.x + threadIdx.x, a, n, M, pre, next);
+}
+
+template <class F> __global__ void ones_invert_kernel(F *x)
+{
+    ones::invert_body<F>(blockIdx.x * blockDim.x + threadIdx.x, x);
+}
+
+template <class F>
+__global__ void __launch_bounds__(EC_THREADS)
+    ones_scan_down_kernel(F *a, uint32_t n, uint32_t M, const F *pre, const F *next)
+{
+    ones::scan_down_body<F>(blockIdx.x * blockDim.x + threadIdx.x, a, n, M, pre, next);
+}
+
+template <class F>
+__global__ void __launch_bounds__(EC_THREADS)
+    ones_sum_kernel(ones::pt_src<F> src, uint32_t n, uint32_t K, const F *pre, const F *tot,
+                    affine_t<F> *out)
+{
+    ones::level_sum_body<F>(blockIdx.x * blockDim.x + threadIdx.x, src, n, K, pre, tot, out);
+}
+
+template <class F>
+__global__ void __launch_bounds__(EC_THREADS)
+    ones_xyzz_kernel(const affine_t<F> *pts, uint32_t m, uint32_t L, uint32_t *okeys,
+                     xyzz_t<F> *opts)
+{
+    ones::xyzz_sum_body<F>(blockIdx.x * blockDim.x + threadIdx.x, pts, m, L, okeys, opts);
 }
 
 template <class F>
@@ -819,18 +863,110 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     }
 #undef PHASE
 
-    /* The ones: one batch addition. */
+    /*
+     * The ones: one batch addition. By default a tree of batch-affine additions
+     * (cuda/ones_affine.cuh: 5M + 1S an addition against XYZZ's 8M + 2S) halves the points
+     * level by level, one field inversion a level, until at most `stop` are left; the XYZZ
+     * chunks and carry folds then sum those. Knobs (read on every call, like the others):
+     *   CZK_GPU_MSM_ONES=xyzz      the XYZZ path alone over all the ones (the older code)
+     *   CZK_GPU_MSM_ONES_STOP      points left to the XYZZ path (default 65536)
+     *   CZK_GPU_MSM_ONES_K         pairs per thread in a level (default 16)
+     *   CZK_GPU_MSM_ONES_SEG       most ones in one tree (default: 4 GiB of tree buffers)
+     * Memory: a tree over s points takes s/2 sums and s/4 for the next level (ping-pong) and
+     * s/2 prefixes, 96 bytes a point for G1 and 192 for G2; more ones than a segment's worth
+     * are summed as several trees, one after the other, their leftovers summed together.
+     */
     if (none > 0) {
+        using A = affine_t<F>;
+        const char *mode = getenv("CZK_GPU_MSM_ONES");
+        const bool tree = mode == nullptr || strcmp(mode, "xyzz") != 0;
+        uint32_t stop = 1u << 16;
+        if (unsigned k = env_knob("CZK_GPU_MSM_ONES_STOP", 64, 1u << 30)) stop = k;
+        uint32_t K = 16;
+        if (unsigned k = env_knob("CZK_GPU_MSM_ONES_K", 1, 1024)) K = k;
+        /* Elements per thread in the tree of totals: its levels are 1/K of the pairs or
+         * less, so their cost hardly matters; 32 keeps the tree shallow (at most 5 levels
+         * above 2^25 totals). */
+        const uint32_t M = 32;
+        constexpr uint64_t SEG_BYTES = 4ull << 30;
+        uint64_t seg_max = SEG_BYTES / (sizeof(A) / 2 + sizeof(A) / 4 + sizeof(F) / 2);
+        if (unsigned k = env_knob("CZK_GPU_MSM_ONES_SEG", 1024, 0x7fffffffu)) seg_max = k;
+        if (seg_max < 2ull * stop) seg_max = 2ull * stop;
+
+        const A *rest = bases;        /* what the XYZZ path sums: the bases through */
+        const uint64_t *rest_ik = one_ik; /* rest_ik, or an array of points */
+        uint32_t nrest = none;
+        if (tree && none > stop) {
+            /* nseg segments whose sizes differ by at most 1: segment s is
+             * [s·none/nseg, (s + 1)·none/nseg), at least seg_max/2 ≥ stop points (at least 2,
+             * as a level needs) and at most seg. */
+            const uint32_t nseg = (uint32_t)((none + seg_max - 1) / seg_max);
+            const uint32_t seg = (uint32_t)(((uint64_t)none + nseg - 1) / nseg);
+            const uint32_t half = (seg + 1) / 2;
+            const ones::tree_plan big = ones::plan_tree(ones::pass_threads(seg / 2, K), M);
+            A *pa, *pb, *fin;
+            F *pre, *tv;
+            TRY_STATUS(sc.alloc(&pa, half, err));
+            TRY_STATUS(sc.alloc(&pb, (half + 1) / 2, err));
+            TRY_STATUS(sc.alloc(&pre, seg / 2, err));
+            TRY_STATUS(sc.alloc(&tv, big.size, err));
+            TRY_STATUS(sc.alloc(&fin, (size_t)nseg * stop, err));
+            uint32_t nfin = 0;
+            for (uint32_t s = 0; s < nseg; s++) {
+                const uint32_t s0 = (uint32_t)((uint64_t)s * none / nseg);
+                uint32_t n = (uint32_t)((uint64_t)(s + 1) * none / nseg) - s0;
+                ones::pt_src<F> src{bases, one_ik + s0};
+                A *out = pa;
+                do {
+                    /* One level: n points in src to ceil(n/2) in out. */
+                    const uint32_t T = ones::pass_threads(n / 2, K);
+                    const ones::tree_plan tp = ones::plan_tree(T, M);
+                    ones_prefix_kernel<F><<<blocks_for(T, EC_THREADS), EC_THREADS, 0, sc.st>>>(
+                        src, n, K, pre, tv + tp.vals[0]);
+                    TRY_LAUNCH();
+                    for (uint32_t k = 0; k < tp.depth; k++) {
+                        ones_scan_up_kernel<F>
+                            <<<blocks_for(tp.n[k + 1], EC_THREADS), EC_THREADS, 0, sc.st>>>(
+                                tv + tp.vals[k], tp.n[k], M, tv + tp.pre[k], tv + tp.vals[k + 1]);
+                        TRY_LAUNCH();
+                    }
+                    ones_invert_kernel<F><<<1, 1, 0, sc.st>>>(tv + tp.vals[tp.depth]);
+                    TRY_LAUNCH();
+                    for (uint32_t k = tp.depth; k-- > 0;) {
+                        ones_scan_down_kernel<F>
+                            <<<blocks_for(tp.n[k + 1], EC_THREADS), EC_THREADS, 0, sc.st>>>(
+                                tv + tp.vals[k], tp.n[k], M, tv + tp.pre[k], tv + tp.vals[k + 1]);
+                        TRY_LAUNCH();
+                    }
+                    ones_sum_kernel<F><<<blocks_for(T, EC_THREADS), EC_THREADS, 0, sc.st>>>(
+                        src, n, K, pre, tv + tp.vals[0], out);
+                    TRY_LAUNCH();
+                    n = (n + 1) / 2;
+                    src = ones::pt_src<F>{out, nullptr};
+                    out = out == pa ? pb : pa;
+                } while (n > stop);
+                TRY(cudaMemcpyAsync(fin + nfin, src.pts, (size_t)n * sizeof(A),
+                                    cudaMemcpyDeviceToDevice, sc.st));
+                nfin += n;
+            }
+            rest = fin;
+            rest_ik = nullptr;
+            nrest = nfin;
+        }
         uint32_t L = 64;
-        uint32_t chunks = (none + L - 1) / L;
+        uint32_t chunks = (nrest + L - 1) / L;
         X *oa, *ob;
         uint32_t *oka, *okb;
         TRY_STATUS(sc.alloc(&oa, chunks, err));
         TRY_STATUS(sc.alloc(&oka, chunks, err));
         TRY_STATUS(sc.alloc(&ob, (chunks + FOLD_L - 1) / FOLD_L, err));
         TRY_STATUS(sc.alloc(&okb, (chunks + FOLD_L - 1) / FOLD_L, err));
-        ones_kernel<F><<<blocks_for(chunks, EC_THREADS), EC_THREADS, 0, sc.st>>>(
-            bases, one_ik, none, L, oka, oa);
+        if (rest_ik != nullptr)
+            ones_kernel<F><<<blocks_for(chunks, EC_THREADS), EC_THREADS, 0, sc.st>>>(
+                rest, rest_ik, nrest, L, oka, oa);
+        else
+            ones_xyzz_kernel<F><<<blocks_for(chunks, EC_THREADS), EC_THREADS, 0, sc.st>>>(
+                rest, nrest, L, oka, oa);
         TRY_LAUNCH();
         TRY_STATUS(fold_all<F>(sc, oka, oa, okb, ob, chunks, ones, err));
     }

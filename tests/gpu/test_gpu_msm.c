@@ -14,6 +14,8 @@
  *    the GPU (czk_gpu_bases_synthesize; a sample is checked on the curve and in the subgroup
  *    on the CPU), then edited on the host for infinity, repeated and opposite bases. Density
  *    bitmaps (random, empty, full) go through both the host-array and the resident calls.
+ *  - The ones' batch-affine tree with a small stop (many levels), several segments and
+ *    special pairs, the defaults at 2^18 ones, and the XYZZ path alone (test_ones_tree).
  *  - Errors: too few bases for a density, n beyond the uploaded scalars, wrong group.
  *
  * CZK_TEST_GPU_SMALL=1 caps the sizes at 2^12 (for compute-sanitizer runs).
@@ -598,6 +600,65 @@ static void test_g2_msm(void)
     free(s);
 }
 
+/*
+ * The ones' batch-affine tree (cuda/ones_affine.cuh). With the defaults it runs only past
+ * 64K ones; CZK_GPU_MSM_ONES_STOP=64 makes these sizes take many levels (20000 ones: 9), and
+ * CZK_GPU_MSM_ONES_SEG=4096 several trees, one after the other. Bases edited for infinity,
+ * repeats and opposites meet every special pair (P + P, P + (−P), infinity) at level 0;
+ * repeats also make later levels see equal points. Also 2^18 ones with the defaults (two
+ * levels), and the XYZZ path alone (CZK_GPU_MSM_ONES=xyzz) on the same inputs.
+ */
+static void test_ones_tree(void)
+{
+    size_t n = small_mode ? 3000 : 20000 + 3;
+    czk_g1_affine *b = xmalloc(n * sizeof *b);
+    memcpy(b, g1_host, n * sizeof *b);
+    for (size_t i = 0; i < n; i += 7) memset(&b[i], 0, sizeof b[i]);   /* infinity */
+    for (size_t i = 3; i < n; i += 11) b[i] = b[1];                     /* repeated */
+    for (size_t i = 5; i < n; i += 13) czk_g1_affine_neg(&b[i], &b[2]); /* opposite */
+    for (size_t i = 20; i + 1 < n; i += 40) b[i + 1] = b[i];            /* P + P at level 0 */
+    for (size_t i = 30; i + 1 < n; i += 40) czk_g1_affine_neg(&b[i + 1], &b[i]); /* P + (−P) */
+    czk_scalar *s = xmalloc(n * sizeof *s);
+    const char *seg[] = {NULL, "4096"};
+    for (int k = 0; k < 2; k++) {
+        setenv("CZK_GPU_MSM_ONES_STOP", "64", 1);
+        if (seg[k] != NULL) setenv("CZK_GPU_MSM_ONES_SEG", seg[k], 1);
+        fill_scalars(s, n, ONES);
+        g1_msm_check(k ? "ones tree, segments" : "ones tree", b, s, n, NULL, false);
+        fill_scalars(s, n, BITS90);
+        g1_msm_check(k ? "ones tree 90% 0/1, segments" : "ones tree 90% 0/1", b, s, n, NULL,
+                     false);
+        unsetenv("CZK_GPU_MSM_ONES_SEG");
+    }
+    setenv("CZK_GPU_MSM_ONES", "xyzz", 1);
+    g1_msm_check("ones by XYZZ alone", b, s, n, NULL, false);
+    unsetenv("CZK_GPU_MSM_ONES");
+
+    size_t m = small_mode ? 4096 : 5000;
+    if (m > g2_count) m = g2_count;
+    czk_g2_affine *b2 = xmalloc(m * sizeof *b2);
+    memcpy(b2, g2_host, m * sizeof *b2);
+    for (size_t i = 0; i < m; i += 5) memset(&b2[i], 0, sizeof b2[i]);
+    for (size_t i = 2; i < m; i += 9) b2[i] = b2[1];
+    for (size_t i = 6; i < m; i += 17) czk_g2_affine_neg(&b2[i], &b2[1]);
+    fill_scalars(s, m, ONES);
+    g2_msm_check("G2 ones tree", b2, s, m, NULL, false);
+    fill_scalars(s, m, BITS90);
+    g2_msm_check("G2 ones tree 90% 0/1", b2, s, m, NULL, false);
+    unsetenv("CZK_GPU_MSM_ONES_STOP");
+
+    /* The defaults: 2^18 ones, two levels above the stop. */
+    size_t big = small_mode ? 4096 : (size_t)1 << 18;
+    if (big > g1_count) big = g1_count;
+    czk_scalar *sb = xmalloc(big * sizeof *sb);
+    fill_scalars(sb, big, ONES);
+    g1_msm_check("ones tree, defaults", g1_host, sb, big, NULL, true);
+    free(sb);
+    free(b2);
+    free(s);
+    free(b);
+}
+
 static void test_errors(void)
 {
     czk_err err;
@@ -659,6 +720,7 @@ int main(void)
     RUN(test_g1_msm_bases);
     RUN(test_g1_msm_density);
     RUN(test_g2_msm);
+    RUN(test_ones_tree);
     RUN(test_errors);
 
     czk_gpu_bases_destroy(g1_bases);
