@@ -76,6 +76,12 @@
 #else
 #define CZK_FP2_FN CZK_HD_NOINLINE
 #endif
+/* CZK_FP2_BYVAL (default 1): Fp2's out-of-line multiplication and squaring take their
+ * operands by value. By reference, each call site stores both operands to the stack frame
+ * and the callee loads them back; by value they travel in registers. */
+#ifndef CZK_FP2_BYVAL
+#define CZK_FP2_BYVAL 1
+#endif
 /* With CZK_FP2_MUL_LAZY: fp2_t::mul_sub with its two products in one pair of reductions
  * (1), or as two lazy multiplications and a subtraction (0). */
 #ifndef CZK_FP2_MULSUB_FUSED
@@ -1017,7 +1023,11 @@ struct __align__(16) fp2_t {
     }
 #else
     /* Karatsuba: three Fp multiplications. */
+#if CZK_FP2_BYVAL
+    friend CZK_FP2_FN fp2_t operator*(fp2_t a, fp2_t b)
+#else
     friend CZK_FP2_FN fp2_t operator*(const fp2_t &a, const fp2_t &b)
+#endif
     {
         fp_t t0 = a.c0 * b.c0;
         fp_t t1 = a.c1 * b.c1;
@@ -1031,11 +1041,20 @@ struct __align__(16) fp2_t {
     }
 #endif
     /* (c0 + c1 u)^2 = (c0 + c1)(c0 − c1) + 2 c0 c1 u: two multiplications. */
+#if CZK_FP2_BYVAL
+    CZK_HD fp2_t sqr() const { return sqr_of(*this); }
+    static CZK_FP2_FN fp2_t sqr_of(fp2_t a)
+    {
+        fp_t t = a.c0 * a.c1;
+        return {(a.c0 + a.c1) * (a.c0 - a.c1), t.dbl()};
+    }
+#else
     CZK_FP2_FN fp2_t sqr() const
     {
         fp_t t = c0 * c1;
         return {(c0 + c1) * (c0 - c1), t.dbl()};
     }
+#endif
     CZK_HD fp2_t mul_fp(const fp_t &b) const { return {c0 * b, c1 * b}; }
     /* 1/(c0 + c1 u) = (c0 − c1 u)/(c0^2 + c1^2); inverse of 0 is 0. */
     CZK_HD fp2_t inv() const

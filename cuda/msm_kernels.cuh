@@ -225,7 +225,7 @@ CZK_HD void digits_group_body(uint32_t j, const czk_scalar *scalars, const uint6
 #define CZK_MSM_G1_LEAN 0
 #endif
 #ifndef CZK_MSM_G2_LEAN
-#define CZK_MSM_G2_LEAN 0
+#define CZK_MSM_G2_LEAN 1
 #endif
 
 /* The build's choice of the switches above for each field. */
