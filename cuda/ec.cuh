@@ -29,12 +29,15 @@ namespace czk_gpu {
 
 /*
  * Field operations for xyzz_t::add_affine_lean<true>. For Fp they are the field's own. For
- * Fp2, whose multiplication is out of line, they take their operands by value: fp2_t's
- * operator* takes references, so each call site stores both operands to the stack frame and
- * the callee loads them back, whereas by-value arguments travel in registers. Same formulas
- * as fp2_t's (Karatsuba, and the two-multiplication square). ptxas (CUDA 13.0, sm_90), G2
- * bucket accumulation in msm.cu: the stack frame drops from 1536 to 896 bytes, but registers
- * rise from 246 to the 255 cap with 8 bytes spilled, so it is an option to measure only.
+ * Fp2, whose multiplication is out of line, they are out-of-line functions of their own
+ * taking their operands by value, which travel in registers (by reference, each call site
+ * stores both operands to the stack frame and the callee loads them back). Same formulas as
+ * fp2_t's (Karatsuba, and the two-multiplication square). The G2 bucket accumulation's
+ * default (msm_kernels.cuh, CZK_MSM_G2_LEAN = 2): ptxas (CUDA 13.0, sm_90) 255 registers, an
+ * 880-byte stack frame, 8 bytes spilled, and on an H200 G2 2^24 took 363.1 ms against 448.4
+ * with fp2_t's products by reference. fp2_t's own products now take their operands by value
+ * too (CZK_FP2_BYVAL), yet the accumulation through them was slower (378.9 ms): these
+ * separate functions keep the register allocation that measured best.
  */
 template <class F> struct lean_ops {
     static CZK_HD F mul(const F &a, const F &b) { return a * b; }

@@ -869,7 +869,11 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
      * level by level, one field inversion a level, until at most `stop` are left; the XYZZ
      * chunks and carry folds then sum those. Knobs (read on every call, like the others):
      *   CZK_GPU_MSM_ONES=xyzz      the XYZZ path alone over all the ones (the older code)
-     *   CZK_GPU_MSM_ONES_STOP      points left to the XYZZ path (default 65536)
+     *   CZK_GPU_MSM_ONES_STOP      points left to the XYZZ path (default 2^22: below a few
+     *                              million points a level's single inversion and its
+     *                              launches cost more than the additions it saves; on an H200
+     *                              the 90 % {0,1} MSM at 2^26, 30 M ones, took 72.4 ms with
+     *                              64K, 69.2 with 1M, 68.8 with 4M, 70.5 by XYZZ alone)
      *   CZK_GPU_MSM_ONES_K         pairs per thread in a level (default 16)
      *   CZK_GPU_MSM_ONES_SEG       most ones in one tree (default: 4 GiB of tree buffers)
      * Memory: a tree over s points takes s/2 sums and s/4 for the next level (ping-pong) and
@@ -880,7 +884,7 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
         using A = affine_t<F>;
         const char *mode = getenv("CZK_GPU_MSM_ONES");
         const bool tree = mode == nullptr || strcmp(mode, "xyzz") != 0;
-        uint32_t stop = 1u << 16;
+        uint32_t stop = 1u << 22;
         if (unsigned k = env_knob("CZK_GPU_MSM_ONES_STOP", 64, 1u << 30)) stop = k;
         uint32_t K = 16;
         if (unsigned k = env_knob("CZK_GPU_MSM_ONES_K", 1, 1024)) K = k;

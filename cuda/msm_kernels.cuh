@@ -204,9 +204,14 @@ CZK_HD void digits_group_body(uint32_t j, const czk_scalar *scalars, const uint6
  * on a load. For both groups; on the host it only reads the values and bases. ptxas with
  * D = 2: G1 200 registers, G2 248, no spills.
  *
- * CZK_MSM_G1_LEAN, CZK_MSM_G2_LEAN (default 0): 1 adds with xyzz_t::add_affine_lean, the
- * same formula ordered so that fewer field values are live at once (cuda/ec.cuh); 2 the same
- * with the Fp2 products taking their operands by value (lean_ops; for G1 the same as 1).
+ * CZK_MSM_G1_LEAN (default 0), CZK_MSM_G2_LEAN (default 2): 1 adds with
+ * xyzz_t::add_affine_lean, the same formula ordered so that fewer field values are live at
+ * once (cuda/ec.cuh); 2 the same with the Fp2 products through lean_ops, out-of-line
+ * functions of their own taking their operands by value (for G1 the same as 1). G2 2^24 on an
+ * H200 (median of 5; 2026-11-30, eighth session): 0 with Fp2 products by reference 448.4 ms
+ * (accumulation 391 ms); 2 363.1 (306 ms); with fp2_t's own products by value
+ * (CZK_FP2_BYVAL, cuda/ff.cuh) 0 384.8 and 1 378.9 (327 ms: the same semantics as 2, another
+ * register allocation); every Fp2 product inline (CZK_FP2_INLINE) 413.3. So 2 for G2.
  *
  * Measured on an H200 (bench_gpu_msm, median of 5; G1 2^24 / 2^26 / G2 2^24 in ms), against
  * the defaults' 118.5 / 411.3 / 447.1: CZK_MSM_ACC_L2PF=2 123.6 / 429.9 / 453.0;
@@ -225,7 +230,7 @@ CZK_HD void digits_group_body(uint32_t j, const czk_scalar *scalars, const uint6
 #define CZK_MSM_G1_LEAN 0
 #endif
 #ifndef CZK_MSM_G2_LEAN
-#define CZK_MSM_G2_LEAN 1
+#define CZK_MSM_G2_LEAN 2
 #endif
 
 /* The build's choice of the switches above for each field. */

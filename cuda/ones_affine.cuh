@@ -3,7 +3,7 @@
  * batch-affine additions. Each level adds the points pairwise in affine coordinates,
  * halving their count (an odd last point passes through); level 0 reads the bases through
  * the ones' index list (no copy of the bases), later levels the previous level's output.
- * When few points are left (msm.cu's stop, 64K by default) the XYZZ path of old finishes.
+ * When few points are left (msm.cu's stop, 2^22 by default) the XYZZ path of old finishes.
  *
  * An affine addition needs 1/(x2 − x1); a level shares one field inversion among all its
  * pairs (Montgomery's simultaneous inversion):
