@@ -880,6 +880,20 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
      * s/2 prefixes, 96 bytes a point for G1 and 192 for G2; more ones than a segment's worth
      * are summed as several trees, one after the other, their leftovers summed together.
      */
+    /* With CZK_GPU_MSM_PHASES the ones' time too, and the whole call's on the device. */
+    cudaEvent_t ones_ev[2] = {};
+    struct ones_ev_guard {
+        cudaEvent_t *e;
+        ~ones_ev_guard()
+        {
+            for (int i = 0; i < 2; i++)
+                if (e[i] != nullptr) cudaEventDestroy(e[i]);
+        }
+    } ones_guard{ones_ev};
+    if (phases && none > 0) {
+        for (cudaEvent_t &e : ones_ev) TRY(cudaEventCreate(&e));
+        TRY(cudaEventRecord(ones_ev[0], sc.st));
+    }
     if (none > 0) {
         using A = affine_t<F>;
         const char *mode = getenv("CZK_GPU_MSM_ONES");
@@ -973,6 +987,7 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
                 rest, nrest, L, oka, oa);
         TRY_LAUNCH();
         TRY_STATUS(fold_all<F>(sc, oka, oa, okb, ob, chunks, ones, err));
+        if (phases) TRY(cudaEventRecord(ones_ev[1], sc.st));
     }
 
     /* Back to the host: W window sums and the ones' sum; Horner there. */
@@ -984,6 +999,13 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     TRY(cudaMemcpyAsync(rb + 64, ones, sizeof(X), cudaMemcpyDeviceToHost, sc.st));
     TRY(cudaEventRecord(sc.ev1, sc.st));
     TRY(cudaStreamSynchronize(sc.st));
+    if (phases) {
+        float t_ones = 0, t_all = 0;
+        if (ones_ev[1] != nullptr) TRY(cudaEventElapsedTime(&t_ones, ones_ev[0], ones_ev[1]));
+        TRY(cudaEventElapsedTime(&t_all, sc.ev0, sc.ev1));
+        fprintf(stderr, "msm call G%d n %zu sig %u ones %u: ones %.2f ms, all %.2f ms\n",
+                G::group, n, nsig, none, t_ones, t_all);
+    }
     memcpy(hw, rb, nwin * sizeof(X));
     memcpy(&hones, rb + 64, sizeof(X));
 
