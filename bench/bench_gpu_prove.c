@@ -199,6 +199,7 @@ struct pipe_shared {
     int busy;
     unsigned next, total, overlapped;
     double t_end[64];
+    int who[64]; /* the thread that proved it (0 or 1) */
     /* Per proof, as czkd's gpu_end note: lock taken -> handed on, lock taken -> done,
      * and the prover's stage times (CUDA events, stretched by the overlapping proof). */
     double held[64], call[64], msm_h[64], msm_l[64], ntt[64];
@@ -208,6 +209,7 @@ struct pipe_shared {
 struct pipe_arg {
     struct pair_arg base;
     struct pipe_shared *sh;
+    int id;
     int released;
     double t_lock, t_released;
 };
@@ -256,6 +258,7 @@ static void *pipe_main(void *p)
             pthread_cond_broadcast(&sh->cv);
         }
         sh->t_end[k] = now();
+        sh->who[k] = a->id;
         sh->call[k] = sh->t_end[k] - a->t_lock;
         sh->held[k] = (a->released ? a->t_released : sh->t_end[k]) - a->t_lock;
         sh->msm_h[k] = st.msm_h_s;
@@ -680,6 +683,7 @@ int main(int argc, char **argv)
             for (int i = 0; i < 2; i++) {
                 memset(&pp[i], 0, sizeof pp[i]);
                 pp[i].sh = &sh;
+                pp[i].id = i;
                 pp[i].base.gpu = gpu;
                 pp[i].base.pk = &pk;
                 pp[i].base.srs = srs;
@@ -706,32 +710,49 @@ int main(int argc, char **argv)
             int ok = pp[0].base.rc == CZK_OK && pp[1].base.rc == CZK_OK;
             if (ok) {
                 /*
-                 * Steady state. The two threads' completions alternate, a short gap (the
-                 * lock's hand-on, ~0.44 s) then a long one, so the interval is taken over
-                 * whole cycles: an even number of gaps. The first two completions (the
-                 * pipeline filling) and the last (the drain: the last proof runs alone once
-                 * the other thread has finished, and its call is shorter) are left out where
-                 * there are enough. The first-to-last interval printed before 2026-11-30's
-                 * seventh session spans one more short gap than long ones when the count
-                 * of gaps is odd, as with 10 proofs: it read ~7 % low (1.082 s where half
-                 * the median call, a thread's cycle, was 1.158 s); keeping the last
-                 * completion (the eighth session's first rule) read ~4 % low (1.108 s
-                 * against 1.160).
+                 * Steady state: the two threads' rates added, each thread's rate from its own
+                 * whole cycles between its second completion and its second-to-last (the
+                 * first is the pipeline filling; the last may be the drain, where the last
+                 * proof runs alone once the other thread has finished). Earlier rules over
+                 * the merged completions read low: the first-to-last interval (before the
+                 * eighth session) by ~7 % (1.082 s where half the median call was 1.158 s),
+                 * since nine gaps hold one more short gap (the lock's hand-on) than long
+                 * ones; completions 4..10 by ~4 % (1.108 against 1.160), and 3..9 by ~5 %
+                 * (1.100 against 1.156): the threads' cycles differ, so which thread ends
+                 * the window matters. Half the median call and the raw completion times are
+                 * printed beside it.
                  */
+                double rate = 0;
+                int threads_ok = 1;
+                for (int th_i = 0; th_i < 2; th_i++) {
+                    double tt[64];
+                    unsigned cnt = 0;
+                    for (unsigned k = 0; k < pipe_n; k++)
+                        if (sh.who[k] == th_i) tt[cnt++] = sh.t_end[k];
+                    qsort(tt, cnt, sizeof tt[0], cmp_double);
+                    unsigned lo = cnt >= 4 ? 1 : 0;
+                    unsigned hi = cnt >= 4 ? cnt - 2 : (cnt > 0 ? cnt - 1 : 0);
+                    if (hi > lo)
+                        rate += (double)(hi - lo) / (tt[hi] - tt[lo]);
+                    else
+                        threads_ok = 0;
+                }
                 double te[64];
                 memcpy(te, sh.t_end, pipe_n * sizeof te[0]);
                 qsort(te, pipe_n, sizeof te[0], cmp_double);
-                unsigned j = pipe_n >= 6 ? 2 : 0, last = pipe_n >= 6 ? pipe_n - 2 : pipe_n - 1;
-                if ((last - j) % 2 != 0) j++;
-                pipe_s = (te[last] - te[j]) / (double)(last - j);
                 const double first_last = (te[pipe_n - 1] - te[0]) / (double)(pipe_n - 1);
+                pipe_s = threads_ok && rate > 0 ? 1.0 / rate : first_last;
                 const double half_call = median(sh.call + 2, (int)pipe_n - 2) / 2;
                 printf("pipelined on one GPU (lock handed on at on_compute): %u partitions in "
-                       "%.1f ms; %.1f ms a partition in steady state (completions %u..%u, whole "
-                       "cycles of the two threads; half the median call %.1f ms; first to last "
-                       "%.1f ms), %u of %u handed on early\n",
-                       pipe_n, 1e3 * dt, 1e3 * pipe_s, j + 1, last + 1, 1e3 * half_call,
-                       1e3 * first_last, sh.overlapped, pipe_n);
+                       "%.1f ms; %.1f ms a partition in steady state (the two threads' rates "
+                       "added; half the median call %.1f ms; first to last %.1f ms), %u of %u "
+                       "handed on early\n",
+                       pipe_n, 1e3 * dt, 1e3 * pipe_s, 1e3 * half_call, 1e3 * first_last,
+                       sh.overlapped, pipe_n);
+                printf("  completions (s from the start, thread):");
+                for (unsigned k = 0; k < pipe_n; k++)
+                    printf(" %.3f/%d", sh.t_end[k] - tp, sh.who[k]);
+                printf("\n");
                 /* The figures czkd's gpu_end notes carry, to set the two side by side. */
                 printf("  per proof (median of %u after the first two): held %.3f s, call %.3f "
                        "s, H ready %.3f s, MSM H %.3f s, MSM L %.3f s\n",
