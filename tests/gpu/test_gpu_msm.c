@@ -602,11 +602,12 @@ static void test_g2_msm(void)
 
 /*
  * The ones' batch-affine tree (cuda/ones_affine.cuh). With the defaults it runs only past
- * 64K ones; CZK_GPU_MSM_ONES_STOP=64 makes these sizes take many levels (20000 ones: 9), and
+ * 2^22 ones; CZK_GPU_MSM_ONES_STOP=64 makes these sizes take many levels (20000 ones: 9), and
  * CZK_GPU_MSM_ONES_SEG=4096 several trees, one after the other. Bases edited for infinity,
  * repeats and opposites meet every special pair (P + P, P + (−P), infinity) at level 0;
- * repeats also make later levels see equal points. Also 2^18 ones with the defaults (two
- * levels), and the XYZZ path alone (CZK_GPU_MSM_ONES=xyzz) on the same inputs.
+ * repeats also make later levels see equal points. Also 2^18 ones with a stop of 2^16 (two
+ * levels of full-size launches) and with the defaults (the XYZZ path below the stop), and the
+ * XYZZ path alone (CZK_GPU_MSM_ONES=xyzz) on the same inputs.
  */
 static void test_ones_tree(void)
 {
@@ -649,12 +650,15 @@ static void test_ones_tree(void)
     g2_msm_check("G2 ones tree 90% 0/1", b2, s, m, NULL, false);
     unsetenv("CZK_GPU_MSM_ONES_STOP");
 
-    /* The defaults: 2^18 ones, two levels above the stop. */
+    /* 2^18 ones: two levels above a stop of 2^16, then the defaults (all below the stop). */
     size_t big = small_mode ? 4096 : (size_t)1 << 18;
     if (big > g1_count) big = g1_count;
     czk_scalar *sb = xmalloc(big * sizeof *sb);
     fill_scalars(sb, big, ONES);
-    g1_msm_check("ones tree, defaults", g1_host, sb, big, NULL, true);
+    setenv("CZK_GPU_MSM_ONES_STOP", small_mode ? "1024" : "65536", 1);
+    g1_msm_check("ones tree, stop 2^16", g1_host, sb, big, NULL, true);
+    unsetenv("CZK_GPU_MSM_ONES_STOP");
+    g1_msm_check("ones, defaults", g1_host, sb, big, NULL, true);
     free(sb);
     free(b2);
     free(s);
