@@ -607,20 +607,21 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     TRY(cudaEventRecord(sc.ev0, sc.st));
 
     /* Phase timing (CZK_GPU_MSM_PHASES): events after classify, digits and sort,
-     * accumulate (with its carry folds) and reduce; ph[0] is ev0. Off by default. */
+     * accumulate (with its carry folds) and reduce; ph[0] is ev0; ph[5] and ph[6] around the
+     * ones' sum. Off by default. */
     const bool phases = getenv("CZK_GPU_MSM_PHASES") != nullptr;
-    cudaEvent_t ph[5] = {};
+    cudaEvent_t ph[7] = {};
     struct ev_guard {
         cudaEvent_t *e;
         ~ev_guard()
         {
-            for (int i = 1; i < 5; i++)
+            for (int i = 1; i < 7; i++)
                 if (e[i] != nullptr) cudaEventDestroy(e[i]);
         }
     } ph_guard{ph};
     if (phases) {
         ph[0] = sc.ev0;
-        for (int i = 1; i < 5; i++) TRY(cudaEventCreate(&ph[i]));
+        for (int i = 1; i < 7; i++) TRY(cudaEventCreate(&ph[i]));
     }
 #define PHASE(i)                                                                               \
     do {                                                                                       \
@@ -881,19 +882,7 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
      * are summed as several trees, one after the other, their leftovers summed together.
      */
     /* With CZK_GPU_MSM_PHASES the ones' time too, and the whole call's on the device. */
-    cudaEvent_t ones_ev[2] = {};
-    struct ones_ev_guard {
-        cudaEvent_t *e;
-        ~ones_ev_guard()
-        {
-            for (int i = 0; i < 2; i++)
-                if (e[i] != nullptr) cudaEventDestroy(e[i]);
-        }
-    } ones_guard{ones_ev};
-    if (phases && none > 0) {
-        for (cudaEvent_t &e : ones_ev) TRY(cudaEventCreate(&e));
-        TRY(cudaEventRecord(ones_ev[0], sc.st));
-    }
+    if (phases && none > 0) TRY(cudaEventRecord(ph[5], sc.st));
     if (none > 0) {
         using A = affine_t<F>;
         const char *mode = getenv("CZK_GPU_MSM_ONES");
@@ -987,7 +976,7 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
                 rest, nrest, L, oka, oa);
         TRY_LAUNCH();
         TRY_STATUS(fold_all<F>(sc, oka, oa, okb, ob, chunks, ones, err));
-        if (phases) TRY(cudaEventRecord(ones_ev[1], sc.st));
+        if (phases) TRY(cudaEventRecord(ph[6], sc.st));
     }
 
     /* Back to the host: W window sums and the ones' sum; Horner there. */
@@ -1001,7 +990,7 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     TRY(cudaStreamSynchronize(sc.st));
     if (phases) {
         float t_ones = 0, t_all = 0;
-        if (ones_ev[1] != nullptr) TRY(cudaEventElapsedTime(&t_ones, ones_ev[0], ones_ev[1]));
+        if (none > 0) TRY(cudaEventElapsedTime(&t_ones, ph[5], ph[6]));
         TRY(cudaEventElapsedTime(&t_all, sc.ev0, sc.ev1));
         fprintf(stderr, "msm call G%d n %zu sig %u ones %u: ones %.2f ms, all %.2f ms\n",
                 G::group, n, nsig, none, t_ones, t_all);

@@ -529,15 +529,23 @@ static void test_g1_msm_profiles(void)
     free(s);
 }
 
-static void test_g1_msm_bases(void)
+/* n of the synthesized G1 bases (a fresh array) with every 7th at infinity, every 11th from
+ * 3 a repeat of b[1] and every 13th from 5 the opposite of b[2]. */
+static czk_g1_affine *edited_g1_bases(size_t n)
 {
-    /* Infinity, repeated and opposite bases through the host-array call. */
-    size_t n = small_mode ? 3000 : 20000 + 3;
     czk_g1_affine *b = xmalloc(n * sizeof *b);
     memcpy(b, g1_host, n * sizeof *b);
     for (size_t i = 0; i < n; i += 7) memset(&b[i], 0, sizeof b[i]);   /* infinity */
     for (size_t i = 3; i < n; i += 11) b[i] = b[1];                     /* repeated */
     for (size_t i = 5; i < n; i += 13) czk_g1_affine_neg(&b[i], &b[2]); /* opposite */
+    return b;
+}
+
+static void test_g1_msm_bases(void)
+{
+    /* Infinity, repeated and opposite bases through the host-array call. */
+    size_t n = small_mode ? 3000 : 20000 + 3;
+    czk_g1_affine *b = edited_g1_bases(n);
     czk_scalar *s = xmalloc(n * sizeof *s);
     fill_scalars(s, n, MIXED);
     g1_msm_check("edited bases", b, s, n, NULL, false);
@@ -612,12 +620,8 @@ static void test_g2_msm(void)
 static void test_ones_tree(void)
 {
     size_t n = small_mode ? 3000 : 20000 + 3;
-    czk_g1_affine *b = xmalloc(n * sizeof *b);
-    memcpy(b, g1_host, n * sizeof *b);
-    for (size_t i = 0; i < n; i += 7) memset(&b[i], 0, sizeof b[i]);   /* infinity */
-    for (size_t i = 3; i < n; i += 11) b[i] = b[1];                     /* repeated */
-    for (size_t i = 5; i < n; i += 13) czk_g1_affine_neg(&b[i], &b[2]); /* opposite */
-    for (size_t i = 20; i + 1 < n; i += 40) b[i + 1] = b[i];            /* P + P at level 0 */
+    czk_g1_affine *b = edited_g1_bases(n);
+    for (size_t i = 20; i + 1 < n; i += 40) b[i + 1] = b[i]; /* P + P at level 0 */
     for (size_t i = 30; i + 1 < n; i += 40) czk_g1_affine_neg(&b[i + 1], &b[i]); /* P + (−P) */
     czk_scalar *s = xmalloc(n * sizeof *s);
     const char *seg[] = {NULL, "4096"};
