@@ -932,16 +932,23 @@ czk_status czk_gpu_prove_ex(czk_groth16_proof *out, int gpu, const czk_groth16_p
 }
 
 /* Copy rate host → device (cuda/prove.cuh). */
-czk_status czk__gpu_h2d_rate(int gpu, void *const *host, size_t nbuf, size_t bytes, double *gbps,
-                             czk_err *err)
+czk_status czk__gpu_h2d_rate(int gpu, void *const *host, size_t nbuf, size_t bytes, int pooled,
+                             double *gbps, czk_err *err)
 {
     TRY_STATUS(select_gpu(gpu, err));
     struct guard {
         void *d[8] = {};
+        bool pooled = false; /* d from the pool: given back on st[0] before it goes */
         cudaStream_t st[8] = {};
         cudaEvent_t e0 = nullptr, e1 = nullptr;
         ~guard()
         {
+            if (pooled && st[0] != nullptr)
+                for (void *&p : d)
+                    if (p != nullptr) {
+                        cudaFreeAsync(p, st[0]);
+                        p = nullptr;
+                    }
             for (cudaStream_t s : st)
                 if (s != nullptr) {
                     cudaStreamSynchronize(s);
@@ -956,18 +963,26 @@ czk_status czk__gpu_h2d_rate(int gpu, void *const *host, size_t nbuf, size_t byt
     } gd;
     if (nbuf == 0 || nbuf > 8) return czk_err_set(err, CZK_EINVAL, "h2d rate: 1..8 buffers");
     /* Touch the device buffers first, so that no first-write page mapping is timed. (On an
-     * H200 this copy measured 50.4 GB/s with or without it, while the prover's 16.7 GB of
-     * copies into its pooled buffers ran at 55.5 GB/s: not explained yet.) */
+     * H200 this copy into cudaMalloc buffers measured 49-51 GB/s with or without it, while
+     * the prover's 16.7 GB of copies into its pooled buffers ran at 55.5 GB/s; `pooled`
+     * measures the latter's destination.) */
+    TRY(cudaStreamCreateWithFlags(&gd.st[0], cudaStreamNonBlocking));
+    cudaMemPool_t pool = nullptr;
+    if (pooled) TRY_STATUS(czk__gpu_mem_pool(gpu, &pool, err));
+    gd.pooled = pooled != 0;
     for (size_t i = 0; i < nbuf; i++) {
-        TRY(cudaMalloc(&gd.d[i], bytes));
-        TRY(cudaMemset(gd.d[i], 0, bytes));
+        if (pooled)
+            TRY(cudaMallocFromPoolAsync(&gd.d[i], bytes, pool, gd.st[0]));
+        else
+            TRY(cudaMalloc(&gd.d[i], bytes));
+        TRY(cudaMemsetAsync(gd.d[i], 0, bytes, gd.st[0]));
     }
+    TRY(cudaStreamSynchronize(gd.st[0]));
     TRY(cudaDeviceSynchronize());
     TRY(cudaEventCreate(&gd.e0));
     TRY(cudaEventCreate(&gd.e1));
     /* One stream: the copies queue behind each other on the one copy engine that serves a
      * direction anyway, and the rate is the link's. */
-    TRY(cudaStreamCreateWithFlags(&gd.st[0], cudaStreamNonBlocking));
     TRY(cudaEventRecord(gd.e0, gd.st[0]));
     for (size_t i = 0; i < nbuf; i++)
         TRY(cudaMemcpyAsync(gd.d[i], host[i], bytes, cudaMemcpyHostToDevice, gd.st[0]));

@@ -13,10 +13,12 @@ extern "C" {
 
 /**
  * Copy nbuf (≤ 8) host buffers of `bytes` each to fresh device buffers of GPU `gpu`, back
- * to back on one stream, and report the rate in GB/s (CUDA events around the copies).
+ * to back on one stream, and report the rate in GB/s (CUDA events around the copies). The
+ * device buffers come from cudaMalloc, or with `pooled` from the GPU's stream-ordered pool
+ * that the prover's buffers come from.
  */
-czk_status czk__gpu_h2d_rate(int gpu, void *const *host, size_t nbuf, size_t bytes, double *gbps,
-                             czk_err *err);
+czk_status czk__gpu_h2d_rate(int gpu, void *const *host, size_t nbuf, size_t bytes, int pooled,
+                             double *gbps, czk_err *err);
 
 #ifdef __cplusplus
 }

@@ -54,10 +54,10 @@ czk_status czk_gpu_prove_ex(czk_groth16_proof *out, int gpu, const czk_groth16_p
     return NO_GPU(err);
 }
 
-czk_status czk__gpu_h2d_rate(int gpu, void *const *host, size_t nbuf, size_t bytes, double *gbps,
-                             czk_err *err)
+czk_status czk__gpu_h2d_rate(int gpu, void *const *host, size_t nbuf, size_t bytes, int pooled,
+                             double *gbps, czk_err *err)
 {
-    (void)gpu, (void)host, (void)nbuf, (void)bytes, (void)gbps;
+    (void)gpu, (void)host, (void)nbuf, (void)bytes, (void)pooled, (void)gbps;
     return NO_GPU(err);
 }
 
