@@ -67,7 +67,8 @@
 #define CZK_FP2_MUL_LAZY 0
 #endif
 /* CZK_FP2_INLINE (default 0): Fp2's multiplication and squaring inline at every use instead
- * of out of line. */
+ * of out of line. On an H200 G2 2^24 took 413.3 ms inline (255 registers, 172 bytes spilled
+ * in the accumulation) against 363.1 out of line by value: off. */
 #ifndef CZK_FP2_INLINE
 #define CZK_FP2_INLINE 0
 #endif
@@ -78,7 +79,9 @@
 #endif
 /* CZK_FP2_BYVAL (default 1): Fp2's out-of-line multiplication and squaring take their
  * operands by value. By reference, each call site stores both operands to the stack frame
- * and the callee loads them back; by value they travel in registers. */
+ * and the callee loads them back; by value they travel in registers. On an H200 the G2 MSM's
+ * bucket reduction (full XYZZ additions) went 48.9 -> 43.3 ms at 2^24 (the accumulation uses
+ * ec.cuh's lean_ops, by value too: cuda/msm_kernels.cuh, CZK_MSM_G2_LEAN). */
 #ifndef CZK_FP2_BYVAL
 #define CZK_FP2_BYVAL 1
 #endif
