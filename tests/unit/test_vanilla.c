@@ -292,8 +292,14 @@ static json_t *jwalk(json_t *j, const char *path, char *last, size_t cap)
     return j;
 }
 
-/* Set (or, with v NULL, delete) the value at `path` of the generated C1, then parse the
- * result: it must fail with `want` and a message containing both needles. */
+/* Stands for "the byte already there, with its low bit flipped" in mutate_expect. A
+ * constant written over a random byte leaves the document unchanged once in 256 seeds. */
+static json_t g_flip_marker;
+#define FLIP (&g_flip_marker)
+
+/* Set (or, with v NULL, delete; with v FLIP, flip the low bit of the integer at) the value
+ * at `path` of the generated C1, then parse the result: it must fail with `want` and a
+ * message containing both needles. */
 static void mutate_expect(const char *path, json_t *v, czk_status want, const char *n1,
                           const char *n2)
 {
@@ -301,6 +307,12 @@ static void mutate_expect(const char *path, json_t *v, czk_status want, const ch
     json_t *root = json_loadb((const char *)g_json, g_json_len, 0, &je);
     char last[64];
     json_t *parent = jwalk(root, path, last, sizeof last);
+    if (v == FLIP) {
+        json_t *old = json_is_array(parent) ? json_array_get(parent, strtoul(last, NULL, 10))
+                                            : json_object_get(parent, last);
+        CHECK_MSG(json_is_integer(old), "%s: not an integer to flip", path);
+        v = json_integer(old ? json_integer_value(old) ^ 1 : 0);
+    }
     if (json_is_array(parent)) {
         size_t i = strtoul(last, NULL, 10);
         if (v) json_array_set_new(parent, i, v); else json_array_remove(parent, i);
@@ -366,13 +378,13 @@ static void test_json_malformed(void)
     mutate_expect(VP "1", NULL, CZK_EINVAL, "vanilla_proofs[0] has 1 challenge proofs", "");
     mutate_expect(VP "0/replica_column_proofs/drg_parents/5", NULL, CZK_EINVAL,
                   "partition 0 challenge 0", "drg_parents has 5 entries, expected 6");
-    mutate_expect(VP "1/comm_d_proofs/data/Single/path/path/2/hashes/0/7", json_integer(77),
+    mutate_expect(VP "1/comm_d_proofs/data/Single/path/path/2/hashes/0/7", FLIP,
                   CZK_EVERIFY, "partition 0 challenge 1: vanilla_proofs[0][1].comm_d_proofs",
                   "Merkle path does not verify");
     mutate_expect(VP "0/replica_column_proofs/exp_parents/2/inclusion_proof/data/Single/path/path/0/hashes/3/0",
-                  json_integer(3), CZK_EVERIFY, "exp_parents[2].inclusion_proof",
+                  FLIP, CZK_EVERIFY, "exp_parents[2].inclusion_proof",
                   "does not verify");
-    mutate_expect(VP "1/replica_column_proofs/drg_parents/0/column/rows/0/0", json_integer(9),
+    mutate_expect(VP "1/replica_column_proofs/drg_parents/0/column/rows/0/0", FLIP,
                   CZK_EVERIFY, "drg_parents[0]", "not the Poseidon hash of column.rows");
     mutate_expect(VP "0/replica_column_proofs/exp_parents/7/column/index", json_integer(64),
                   CZK_EINVAL, "exp_parents[7].column.index 64", "not below 64 nodes");
@@ -380,8 +392,8 @@ static void test_json_malformed(void)
                   "drg_parents[2]", "expected an object, found null");
     mutate_expect(VP "1/labeling_proofs/0/layer_index", json_integer(0), CZK_EINVAL,
                   "labeling_proofs[0].layer_index is 0", "expected 1");
-    mutate_expect("comm_r/0", json_integer(0), CZK_EVERIFY, "comm_r", "Poseidon2");
-    mutate_expect("comm_d/3", json_integer(0), CZK_EVERIFY, "comm_d_proofs.root", "expected");
+    mutate_expect("comm_r/0", FLIP, CZK_EVERIFY, "comm_r", "Poseidon2");
+    mutate_expect("comm_d/3", FLIP, CZK_EVERIFY, "comm_d_proofs.root", "expected");
 
     /* A column of the wrong node in a parent's place. */
     czk_err e3;
