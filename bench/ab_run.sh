@@ -14,6 +14,9 @@
 #     strip -o /tmp/ab/${v%%:*}/$p ${v#*:}/$p; done; done
 #   tar -C /tmp/ab -cf - . | xz -T2 -6 > build-carry/ab.tar.xz
 # Device: carry ["build-carry"], command: VARIANTS="default A" bash bench/ab_run.sh
+# A variant may name an environment after '@' (commas between settings): VARIANTS="default
+# default@CZK_GPU_COPY_ORDER=witness" runs the default build twice, the second time with
+# the witness copied first. Its logs are named after the whole spec, '@=,' made '_'.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/czk-ab}
@@ -25,12 +28,15 @@ SUM=$OUT/summary.txt
 MSM_ARGS=${MSM_ARGS:-"--min-log 24 --max-log 27 --g2-log 24"}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
     --format=csv,noheader | tee -a "$SUM"
-for v in ${VARIANTS:-default}; do
-    d=ab/$v
-    echo "=== $v" | tee -a "$SUM"
+for spec in ${VARIANTS:-default}; do
+    d=ab/${spec%%@*}
+    venv=()
+    if [ "$spec" != "${spec#*@}" ]; then IFS=, read -r -a venv <<<"${spec#*@}"; fi
+    v=$(printf '%s' "$spec" | tr '@=,' '___')
+    echo "=== $spec" | tee -a "$SUM"
     for t in test_gpu_msm test_gpu_prove; do
         [ -x "$d/$t" ] || continue
-        step "$v-$t.log" 120 env CUDA_VISIBLE_DEVICES=0 "$d/$t"
+        step "$v-$t.log" 120 env CUDA_VISIBLE_DEVICES=0 "${venv[@]}" "$d/$t"
         grep -E "passed, [0-9]+ failed|^FAIL" "$OUT/$v-$t.log" | tee -a "$SUM"
     done
     # SANITIZE=1: compute-sanitizer memcheck of both tests at small sizes (RACE=1: and racecheck
@@ -40,7 +46,7 @@ for v in ${VARIANTS:-default}; do
             echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")
         for t in test_gpu_msm test_gpu_prove; do
             [ -x "$d/$t" ] || continue
-            step "$v-memcheck.log" 120 env CUDA_VISIBLE_DEVICES=0 CZK_TEST_GPU_SMALL=1 "$SAN" \
+            step "$v-memcheck.log" 120 env CUDA_VISIBLE_DEVICES=0 CZK_TEST_GPU_SMALL=1 "${venv[@]}" "$SAN" \
                 --tool memcheck --leak-check no --error-exitcode 9 "$d/$t"
         done
         if [ -n "${RACE:-}" ] && [ -x "$d/test_gpu_msm" ]; then
@@ -52,13 +58,13 @@ for v in ${VARIANTS:-default}; do
     fi
     if [ -x "$d/bench_gpu_msm" ]; then
         # shellcheck disable=SC2086 # MSM_ARGS is a list of arguments without spaces in them
-        step "$v-msm.log" 150 env CUDA_VISIBLE_DEVICES=0 CZK_GPU_MSM_PHASES=1 \
+        step "$v-msm.log" 150 env CUDA_VISIBLE_DEVICES=0 CZK_GPU_MSM_PHASES=1 "${venv[@]}" \
             "$d/bench_gpu_msm" $MSM_ARGS
         grep -E "^(G1|G2)|^Fp mul" "$OUT/$v-msm.log" | tee -a "$SUM"
         grep -E "msm phases" "$OUT/$v-msm.log" | awk '!seen[$0]++' | tail -12 >>"$SUM"
     fi
     if [ -x "$d/bench_gpu_prove" ] && [ "${PIPE:-1}" != 0 ]; then
-        step "$v-pipe.log" 100 env CUDA_VISIBLE_DEVICES=0 "$d/bench_gpu_prove" --real \
+        step "$v-pipe.log" 100 env CUDA_VISIBLE_DEVICES=0 "${venv[@]}" "$d/bench_gpu_prove" --real \
             --reps 3 --b2 gpu --no-pageable --pipeline 10
         grep -E "pipelined|per proof|wall marks|^JSON" "$OUT/$v-pipe.log" | tee -a "$SUM"
     fi

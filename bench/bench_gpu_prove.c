@@ -197,7 +197,7 @@ struct pipe_shared {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int busy;
-    unsigned next, total, overlapped;
+    unsigned next, total, overlapped, witness_first;
     double t_end[64];
     int who[64]; /* the thread that proved it (0 or 1) */
     /* Per proof, as czkd's gpu_end note: lock taken -> handed on, lock taken -> done,
@@ -270,6 +270,7 @@ static void *pipe_main(void *p)
         sh->m_mh[k] = st.t_msm_h_s;
         sh->m_l[k] = st.t_l_s;
         sh->m_b2[k] = st.t_b2_s;
+        sh->witness_first += st.witness_copied_first ? 1 : 0;
         pthread_mutex_unlock(&sh->mu);
         if (a->base.rc != CZK_OK) return NULL;
     }
@@ -632,7 +633,7 @@ int main(int argc, char **argv)
         czk_gpu_prove_opts o = {0};
         o.b2 = (czk_gpu_b2_where)modes[mi];
         o.no_overlap = serial[mi] != 0;
-        double v[S_N][32];
+        double v[S_N][32], hready[32];
         czk_groth16_proof proof;
         czk_gpu_prove_stats st;
         for (unsigned rep = 0; rep <= reps; rep++) {
@@ -653,6 +654,7 @@ int main(int argc, char **argv)
             *x[S_B1] = st.msm_b1_s;
             *x[S_B2] = st.msm_b2_s;
             *x[S_TOTAL] = st.gpu_s;
+            hready[rep - 1] = st.t_h_s;
             frac_sig = (double)st.l_sig / (double)na;
         }
         for (int k = 0; k < S_N; k++) med[mi][k] = median(v[k], (int)reps);
@@ -662,6 +664,8 @@ int main(int argc, char **argv)
                (double)st.h2d_bytes / 1e9, st.host_pinned ? "yes" : "no");
         printf("  %-10s %10s\n", "stage", "ms");
         for (int k = 0; k < S_N; k++) printf("  %-10s %10.1f\n", stage_names[k], 1e3 * med[mi][k]);
+        printf("  H ready %.1f ms into the call (median wall mark); witness copied %s\n",
+               1e3 * median(hready, (int)reps), st.witness_copied_first ? "first" : "last");
         printf("  (H2D and NTT overlap%s%s; stage times are CUDA-event times of each stage, "
                "which overlapping stages stretch)\n",
                serial[mi] ? "" : ", L/A/B MSMs beside NTT and MSM H",
@@ -753,9 +757,9 @@ int main(int argc, char **argv)
                 printf("pipelined on one GPU (lock handed on at on_compute): %u partitions in "
                        "%.1f ms; %.1f ms a partition in steady state (the two threads' rates "
                        "added; half the median call %.1f ms; first to last %.1f ms), %u of %u "
-                       "handed on early\n",
+                       "handed on early, %u with the witness copied first\n",
                        pipe_n, 1e3 * dt, 1e3 * pipe_s, 1e3 * half_call, 1e3 * first_last,
-                       sh.overlapped, pipe_n);
+                       sh.overlapped, pipe_n, sh.witness_first);
                 printf("  completions (s from the start, thread):");
                 for (unsigned k = 0; k < pipe_n; k++)
                     printf(" %.3f/%d", sh.t_end[k] - tp, sh.who[k]);

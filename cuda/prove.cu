@@ -277,6 +277,7 @@ void *cpu_b2_main(void *p)
 struct prove_state {
     int gpu = -1;
     cudaStream_t s = nullptr, cs = nullptr;
+    cudaStream_t ws = nullptr; /* the witness's from_mont when it is copied first */
     cudaMemPool_t pool = nullptr;
     fr_t *da = nullptr, *db = nullptr, *dc = nullptr, *dz = nullptr;
     void *stream_buf[2] = {nullptr, nullptr};
@@ -291,6 +292,7 @@ struct prove_state {
         if (thread_started) pthread_join(thread, nullptr);
         if (s != nullptr) cudaStreamSynchronize(s);
         if (cs != nullptr) cudaStreamSynchronize(cs);
+        if (ws != nullptr) cudaStreamSynchronize(ws);
         cudaStream_t fs = s != nullptr ? s : cs;
         if (fs != nullptr) {
             fr_t *ps[4] = {da, db, dc, dz};
@@ -305,6 +307,7 @@ struct prove_state {
             if (e != nullptr) cudaEventDestroy(e);
         if (s != nullptr) cudaStreamDestroy(s);
         if (cs != nullptr) cudaStreamDestroy(cs);
+        if (ws != nullptr) cudaStreamDestroy(ws);
         (void)cudaGetLastError();
     }
 
@@ -470,6 +473,44 @@ bool room_for_next(int gpu, cudaMemPool_t pool)
     uint64_t need = g_max_bufs[gpu].load(std::memory_order_relaxed) +
                     2 * (120 * g_max_m[gpu].load(std::memory_order_relaxed)) + (2ull << 30);
     return avail >= need;
+}
+
+/* Proofs in this process now between their first allocation and their return, per GPU. */
+std::atomic<int> g_in_flight[MAX_GPUS];
+
+struct in_flight_scope {
+    int gpu;
+    int before; /* proofs already on this GPU when this one began */
+    explicit in_flight_scope(int g) : gpu(g >= 0 && g < MAX_GPUS ? g : -1), before(0)
+    {
+        if (gpu >= 0) before = g_in_flight[gpu].fetch_add(1, std::memory_order_relaxed);
+    }
+    ~in_flight_scope()
+    {
+        if (gpu >= 0) g_in_flight[gpu].fetch_sub(1, std::memory_order_relaxed);
+    }
+};
+
+/*
+ * The order of the copies. a, b, c before the witness (CZK_GPU_COPY_ORDER=abc, the
+ * default) brings H, the head of the longest chain, soonest: the GPU idles only during a's
+ * copy, then transforms each vector while the next one copies. The witness MSMs (~0.2 s of
+ * device time at 2^27 with a PoRep witness) then run beside the H MSM and lengthen it.
+ * With the witness first (=witness) they run beside the transforms instead, which are
+ * bound by memory and by the copies, while H comes one copy (~76 ms at 2^27) later. =auto
+ * copies the witness first only when no other proof shares this GPU (one proof alone,
+ * where the MSMs have nothing else to overlap); beside another proof's MSMs the H chain
+ * matters more. Which pays is measured in bench/RESULTS.md; until then abc stays.
+ */
+enum copy_order { COPY_ABC, COPY_WITNESS, COPY_AUTO };
+
+copy_order copy_order_env()
+{
+    const char *v = getenv("CZK_GPU_COPY_ORDER");
+    if (v == nullptr || strcmp(v, "abc") == 0) return COPY_ABC;
+    if (strcmp(v, "witness") == 0) return COPY_WITNESS;
+    if (strcmp(v, "auto") == 0) return COPY_AUTO;
+    return COPY_ABC;
 }
 
 /*
@@ -644,6 +685,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     memset(&tm, 0, sizeof tm);
     const double t0 = now_s();
 
+    in_flight_scope flight(gpu);
     prove_state ps;
     ps.gpu = gpu;
     TRY_STATUS(select_gpu(gpu, err));
@@ -686,7 +728,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
      * witness MSMs wait for: at their level, not behind another proof's H MSM. */
     TRY(cudaStreamCreateWithPriority(&ps.cs, cudaStreamNonBlocking, witness_prio));
     for (cudaEvent_t &e : ps.ev) TRY(cudaEventCreate(&e));
-    enum { EV_C0, EV_A, EV_B, EV_C, EV_Z, EV_S0, EV_H, EV_ZC };
+    enum { EV_C0, EV_A, EV_B, EV_C, EV_Z, EV_S0, EV_H, EV_ZC, EV_CEND };
 
     /* B_G2 on the CPU starts first: it needs nothing from the GPU. */
     st.b2_on_cpu = o.b2 == CZK_GPU_B2_CPU;
@@ -708,32 +750,55 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     /* 1. Copies, one event per vector: a, b, c first (H and its MSM are the longest chain),
      * then the witness. The copies of a, b, c bound the transforms (the GPU transforms a
      * vector faster than PCIe delivers the next), so H is ready sooner when they go first:
-     * at 2^27 on an H200, H was ready after 441 ms against 513 ms with the witness first. */
+     * at 2^27 on an H200, H was ready after 441 ms against 513 ms with the witness first.
+     * CZK_GPU_COPY_ORDER (copy_order_env) may put the witness first. */
+    const copy_order order = copy_order_env();
+    st.witness_copied_first =
+        order == COPY_WITNESS || (order == COPY_AUTO && flight.before == 0 && overlap);
     st.host_pinned = is_pinned(asg->a) && is_pinned(asg->b) && is_pinned(asg->c) &&
                      is_pinned(asg->aux);
     const size_t fb = sizeof(czk_fr);
     TRY(cudaEventRecord(ps.ev[EV_C0], ps.cs));
     fr_t *dv[3] = {ps.da, ps.db, ps.dc};
     czk_fr *hv[3] = {asg->a, asg->b, asg->c};
+    if (st.witness_copied_first) {
+        /* from_mont on a stream of its own at the copy stream's level, so that a's copy
+         * follows the witness's at once. */
+        TRY(cudaStreamCreateWithPriority(&ps.ws, cudaStreamNonBlocking, witness_prio));
+        TRY(cudaMemcpyAsync(ps.dz, asg->inputs, ni * fb, cudaMemcpyHostToDevice, ps.cs));
+        if (na > 0)
+            TRY(cudaMemcpyAsync(ps.dz + ni, asg->aux, na * fb, cudaMemcpyHostToDevice, ps.cs));
+        TRY(cudaEventRecord(ps.ev[EV_Z], ps.cs));
+    }
     for (int k = 0; k < 3; k++) {
         if (rows > 0)
             TRY(cudaMemcpyAsync(dv[k], hv[k], rows * fb, cudaMemcpyHostToDevice, ps.cs));
         TRY(cudaEventRecord(ps.ev[EV_A + k], ps.cs));
     }
-    TRY(cudaMemcpyAsync(ps.dz, asg->inputs, ni * fb, cudaMemcpyHostToDevice, ps.cs));
-    if (na > 0)
-        TRY(cudaMemcpyAsync(ps.dz + ni, asg->aux, na * fb, cudaMemcpyHostToDevice, ps.cs));
-    TRY(cudaEventRecord(ps.ev[EV_Z], ps.cs));
+    if (!st.witness_copied_first) {
+        TRY(cudaMemcpyAsync(ps.dz, asg->inputs, ni * fb, cudaMemcpyHostToDevice, ps.cs));
+        if (na > 0)
+            TRY(cudaMemcpyAsync(ps.dz + ni, asg->aux, na * fb, cudaMemcpyHostToDevice, ps.cs));
+        TRY(cudaEventRecord(ps.ev[EV_Z], ps.cs));
+    }
+    /* The last copy's end, whichever it is. */
+    TRY(cudaEventRecord(ps.ev[EV_CEND], ps.cs));
     st.h2d_bytes = (uint64_t)(3 * rows + ni + na) * fb;
 
-    /* Rows past `rows` are zero. The witness becomes canonical scalars on the copy stream,
-     * right after its copy, so that the witness MSMs do not wait for the transforms. */
+    /* Rows past `rows` are zero. The witness becomes canonical scalars right after its
+     * copy (on the copy stream when it is copied last), so that the witness MSMs do not
+     * wait for the transforms. */
     if (rows < m)
         for (int k = 0; k < 3; k++)
             TRY(cudaMemsetAsync(dv[k] + rows, 0, (m - rows) * fb, ps.s));
-    from_mont_kernel<<<ew_blocks(ni + na), EW_THREADS, 0, ps.cs>>>(ps.dz, ni + na);
+    cudaStream_t zs_stream = ps.cs;
+    if (st.witness_copied_first) {
+        zs_stream = ps.ws;
+        TRY(cudaStreamWaitEvent(ps.ws, ps.ev[EV_Z], 0));
+    }
+    from_mont_kernel<<<ew_blocks(ni + na), EW_THREADS, 0, zs_stream>>>(ps.dz, ni + na);
     TRY_LAUNCH();
-    TRY(cudaEventRecord(ps.ev[EV_ZC], ps.cs));
+    TRY(cudaEventRecord(ps.ev[EV_ZC], zs_stream));
 
     czk__groth16_msms res;
     witness_job wj;
@@ -794,8 +859,8 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     st.t_h_s = t1 - t0;
     tm.ntt = t1 - t0;
     float ms = 0;
-    TRY(cudaEventSynchronize(ps.ev[EV_Z]));
-    TRY(cudaEventElapsedTime(&ms, ps.ev[EV_C0], ps.ev[EV_Z]));
+    TRY(cudaEventSynchronize(ps.ev[EV_CEND]));
+    TRY(cudaEventElapsedTime(&ms, ps.ev[EV_C0], ps.ev[EV_CEND]));
     st.h2d_s = ms * 1e-3;
     TRY(cudaEventElapsedTime(&ms, ps.ev[EV_S0], ps.ev[EV_H]));
     st.ntt_s = ms * 1e-3;

@@ -308,6 +308,9 @@ typedef struct czk_gpu_prove_stats {
      * result (t_msm_h_s), and each witness MSM's result (t_l_s, t_a_s, t_b1_s, t_b2_s; on
      * their own thread, beside the H MSM). Where a proof's time goes when proofs overlap. */
     double t_queued_s, t_h_s, t_handoff_s, t_msm_h_s, t_l_s, t_a_s, t_b1_s, t_b2_s;
+    /** The witness was copied before a, b, c (CZK_GPU_COPY_ORDER=witness, or =auto with
+     *  no other proof on the GPU; cuda/prove.cu's copy_order_env). */
+    bool witness_copied_first;
 } czk_gpu_prove_stats;
 
 /**
