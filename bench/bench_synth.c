@@ -357,26 +357,41 @@ static void median_spmv(job *j, const czk_pce *pce, czk_pool *pool, int reps, ti
  * ≈ 1.0 s + 3.9·f s per 2^27 partition, f the share of aux scalars that are neither 0 nor
  * 1): the GPU MSM skips zeros, batch-adds the bases of ones and runs Pippenger on the rest.
  */
-static void witness_profile(const job *j)
+static void profile01(const czk_fr *v, size_t n, uint64_t out[3])
 {
-    uint64_t zero = 0, one = 0, other = 0;
-    for (size_t i = 0; i < (size_t)j->n.n_aux; i++) {
-        const czk_fr *v = &j->buf.aux[i];
-        if (czk_fr_is_zero(v))
-            zero++;
-        else if (czk_fr_eq(v, &CZK_FR_ONE))
-            one++;
+    out[0] = out[1] = out[2] = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (czk_fr_is_zero(&v[i]))
+            out[0]++;
+        else if (czk_fr_eq(&v[i], &CZK_FR_ONE))
+            out[1]++;
         else
-            other++;
+            out[2]++;
     }
+}
+
+static void witness_profile(const job *j, uint64_t rows)
+{
+    uint64_t w[3];
+    profile01(j->buf.aux, (size_t)j->n.n_aux, w);
     double n = (double)(j->n.n_aux ? j->n.n_aux : 1);
     printf("witness profile: %" PRIu64 " aux scalars: 0 %.2f%%, 1 %.2f%%, other (f) %.2f%%; "
            "density A %.2f%%, B %.2f%% of aux\n",
-           (uint64_t)j->n.n_aux, 100.0 * zero / n, 100.0 * one / n, 100.0 * other / n,
+           (uint64_t)j->n.n_aux, 100.0 * w[0] / n, 100.0 * w[1] / n, 100.0 * w[2] / n,
            100.0 * (double)j->n.a_aux_density / n, 100.0 * (double)j->n.b_aux_density / n);
     printf("{\"bench\":\"witness_profile\",\"aux\":%" PRIu64 ",\"zero\":%" PRIu64
            ",\"one\":%" PRIu64 ",\"other\":%" PRIu64 "}\n",
-           (uint64_t)j->n.n_aux, zero, one, other);
+           (uint64_t)j->n.n_aux, w[0], w[1], w[2]);
+    /* The rows' evaluations a, b, c, which the GPU copies and transforms: how much of each
+     * is 0 or 1 bounds what a packed copy (bitmaps and the other values) would save. */
+    const czk_fr *v[3] = {j->buf.a, j->buf.b, j->buf.c};
+    double r = (double)(rows ? rows : 1);
+    for (int k = 0; k < 3; k++) {
+        uint64_t p[3];
+        profile01(v[k], (size_t)rows, p);
+        printf("row profile %c: %" PRIu64 " rows: 0 %.2f%%, 1 %.2f%%, other %.2f%%\n", "abc"[k],
+               rows, 100.0 * p[0] / r, 100.0 * p[1] / r, 100.0 * p[2] / r);
+    }
 }
 
 static void row(const char *name, timing t, uint64_t constraints)
@@ -527,7 +542,7 @@ int main(int argc, char **argv)
         if (!median_synth(&j, CZK_CS_EVAL, reps, &t_eval)) return 1;
         rss_eval = peak_rss_gib();
         row("eval", t_eval, nc);
-        witness_profile(&j);
+        witness_profile(&j, nc);
     }
     if (par) {
         uint64_t want = buffers_digest(&j);
