@@ -51,6 +51,7 @@
 #include "czk/gpu.h"
 #include "czk/groth16.h"
 #include "czk/msm.h"
+#include "czk/pack.h"
 #include "czk/pool.h"
 #include "czk/porep_vanilla.h"
 #include "czk/vanilla.h"
@@ -104,6 +105,8 @@ struct fill_ctx {
 
 /* The witness profile in parts per million: uniform scalars, and ones (of all scalars). */
 static uint64_t g_sig_ppm = 13100, g_one_ppm = 473500;
+/* --pack: the packed a, b, c and aux every proof of the run is given (NULL: plain). */
+static const czk_packed_vec *g_packed[4];
 
 static void fill_task(void *p, size_t t, unsigned w)
 {
@@ -182,8 +185,11 @@ static void *pair_main(void *p)
 {
     struct pair_arg *a = p;
     czk_groth16_proof proof;
-    a->rc = czk_gpu_prove(&proof, a->gpu, a->pk, a->srs, &a->asg, a->r, a->s, NULL, NULL,
-                          &a->err);
+    czk_gpu_prove_opts o = {0};
+    for (int k = 0; k < 3; k++) o.packed_abc[k] = g_packed[k];
+    o.packed_aux = g_packed[3];
+    a->rc = czk_gpu_prove_ex(&proof, a->gpu, a->pk, a->srs, &a->asg, a->r, a->s, NULL, &o,
+                             NULL, NULL, &a->err);
     return NULL;
 }
 
@@ -241,6 +247,8 @@ static void *pipe_main(void *p)
         sh->busy = 1;
         pthread_mutex_unlock(&sh->mu);
         czk_gpu_prove_opts o = {0};
+        for (int q = 0; q < 3; q++) o.packed_abc[q] = g_packed[q];
+        o.packed_aux = g_packed[3];
         o.on_compute = pipe_release;
         o.on_compute_arg = a;
         a->released = 0;
@@ -400,6 +408,7 @@ int main(int argc, char **argv)
     unsigned pipe_n = 8;
     int real = 0, real_only = 0, pipe_only = 0;
     unsigned hogs = 0;
+    int pack = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--log") && i + 1 < argc) log_m = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = (unsigned)atoi(argv[++i]);
@@ -425,6 +434,7 @@ int main(int argc, char **argv)
             g_one_ppm = (uint64_t)((1e6 - (double)g_sig_ppm) * (47.35 / 98.69) + 0.5);
         }
         else if (!strcmp(argv[i], "--no-pair")) pair = 0;
+        else if (!strcmp(argv[i], "--pack")) pack = 1;
         else if (!strcmp(argv[i], "--pipeline-only")) pipe_only = 1;
         else if (!strcmp(argv[i], "--hog") && i + 1 < argc) {
             const char *v = argv[++i];
@@ -437,7 +447,8 @@ int main(int argc, char **argv)
             fprintf(stderr,
                     "usage: %s [--log 27] [--reps 5] [--ni 328] [--h2d-gib 4] "
                     "[--b2 both|gpu|cpu] [--no-pageable] [--no-pair] [--gpu 0] [--f 0.0131] "
-                    "[--pipeline 8] [--real | --real-only] [--pipeline-only] [--hog N[:NICE]]\n",
+                    "[--pipeline 8] [--real | --real-only] [--pipeline-only] [--hog N[:NICE]] "
+                    "[--pack]\n",
                     argv[0]);
             return 2;
         }
@@ -625,12 +636,63 @@ int main(int argc, char **argv)
     czk_fr_from_u64(&r, 12345);
     czk_fr_from_u64(&s, 67890);
 
+    /* --pack: a, b, c and aux packed once (include/czk/pack.h), in page-locked buffers with
+     * room for half the elements as values; every proof below copies the packed forms. The
+     * packing is host work before the call (czkd's synthesis workers would do it), timed
+     * here on the pool's threads, median of 3. */
+    czk_packed_vec packed[4];
+    memset(packed, 0, sizeof packed);
+    if (pack) {
+        const czk_fr *src[4] = {pin[0], pin[1], pin[2], aux};
+        const size_t len[4] = {n_rows, n_rows, n_rows, na};
+        double pack_total = 0;
+        uint64_t plain_total = 0, packed_total = 0;
+        for (int k = 0; k < 4; k++) {
+            czk_packed_vec *p = &packed[k];
+            size_t w = czk_packed_words(len[k]);
+            p->ones = host_buf(w * 8, 1);
+            p->others = host_buf(w * 8, 1);
+            p->prefix = host_buf(w * 4, 1);
+            p->vals_cap = len[k] / 2;
+            p->vals = host_buf(p->vals_cap * fb + fb, 1);
+            double tv[3];
+            czk_status ps = CZK_OK;
+            for (int rep = 0; rep < 3; rep++) {
+                double t0 = now();
+                ps = czk_pack_vec(p, src[k], len[k], pool, &err);
+                tv[rep] = now() - t0;
+                if (ps != CZK_OK) break;
+            }
+            plain_total += (uint64_t)len[k] * fb;
+            if (ps != CZK_OK) {
+                printf("pack %c: %s; copied plain\n", "abcw"[k], err.msg);
+                packed_total += (uint64_t)len[k] * fb;
+                continue;
+            }
+            g_packed[k] = p;
+            const double tk = median(tv, 3);
+            pack_total += tk;
+            packed_total += czk_packed_bytes(p);
+            printf("pack %c: %zu elements, %.2f%% neither 0 nor 1, %.3f GB packed (%.1f%% of "
+                   "plain), %.1f ms on %u threads (%.1f GB/s read)\n",
+                   "abcw"[k], len[k], 100.0 * (double)p->n_other / (double)len[k],
+                   (double)czk_packed_bytes(p) / 1e9,
+                   100.0 * (double)czk_packed_bytes(p) / ((double)len[k] * fb), 1e3 * tk,
+                   czk_pool_size(pool), (double)len[k] * fb / tk / 1e9);
+        }
+        printf("packed copies: %.2f GB against %.2f GB plain; packing %.1f ms of host time "
+               "before the call (not in the figures below)\n",
+               (double)packed_total / 1e9, (double)plain_total / 1e9, 1e3 * pack_total);
+    }
+
     double med[3][S_N];
     memset(med, 0, sizeof med);
     double frac_sig = 0;
     /* --pipeline-only: straight to the partitions back to back (f then comes from there). */
     for (int mi = 0; mi < (pipe_only ? 0 : nmodes); mi++) {
         czk_gpu_prove_opts o = {0};
+        for (int k = 0; k < 3; k++) o.packed_abc[k] = g_packed[k];
+        o.packed_aux = g_packed[3];
         o.b2 = (czk_gpu_b2_where)modes[mi];
         o.no_overlap = serial[mi] != 0;
         double v[S_N][32], hready[32];
@@ -664,8 +726,10 @@ int main(int argc, char **argv)
                (double)st.h2d_bytes / 1e9, st.host_pinned ? "yes" : "no");
         printf("  %-10s %10s\n", "stage", "ms");
         for (int k = 0; k < S_N; k++) printf("  %-10s %10.1f\n", stage_names[k], 1e3 * med[mi][k]);
-        printf("  H ready %.1f ms into the call (median wall mark); witness copied %s\n",
-               1e3 * median(hready, (int)reps), st.witness_copied_first ? "first" : "last");
+        printf("  H ready %.1f ms into the call (median wall mark); witness copied %s; %d "
+               "vectors packed\n",
+               1e3 * median(hready, (int)reps), st.witness_copied_first ? "first" : "last",
+               st.packed_vectors);
         printf("  (H2D and NTT overlap%s%s; stage times are CUDA-event times of each stage, "
                "which overlapping stages stretch)\n",
                serial[mi] ? "" : ", L/A/B MSMs beside NTT and MSM H",

@@ -43,6 +43,7 @@
 #include "czk/filecoin.h"
 #include "czk/merkle.h"
 #include "czk/pce.h"
+#include "czk/pack.h"
 #include "czk/pool.h"
 #include "czk/porep.h"
 #include "czk/snap.h"
@@ -370,6 +371,39 @@ static void profile01(const czk_fr *v, size_t n, uint64_t out[3])
     }
 }
 
+/* Pack v (include/czk/pack.h) on `pool`, median of 3: the host's cost of a packed copy. */
+static void pack_cost(char name, const czk_fr *v, size_t n, czk_pool *pool)
+{
+    czk_packed_vec p;
+    memset(&p, 0, sizeof p);
+    size_t w = czk_packed_words(n);
+    p.ones = czk_malloc(w * 8 + 8);
+    p.others = czk_malloc(w * 8 + 8);
+    p.prefix = czk_malloc(w * 4 + 4);
+    p.vals = czk_malloc(n * sizeof(czk_fr) + 32);
+    p.vals_cap = n;
+    double t[3], c[3];
+    czk_err err;
+    for (int r = 0; r < 3; r++) {
+        double w0 = wall_s(), c0 = cpu_s();
+        if (czk_pack_vec(&p, v, n, pool, &err) != CZK_OK) {
+            printf("pack %c: %s\n", name, err.msg);
+            break;
+        }
+        t[r] = wall_s() - w0;
+        c[r] = cpu_s() - c0;
+    }
+    double tm = median(t, 3), cm = median(c, 3);
+    printf("pack %c: %zu elements to %.1f%% of their bytes in %.1f ms wall on %u threads, %.1f "
+           "ms CPU (%.2f GB/s a core)\n",
+           name, n, 100.0 * (double)czk_packed_bytes(&p) / ((double)n * sizeof(czk_fr)),
+           1e3 * tm, czk_pool_size(pool), 1e3 * cm, (double)n * sizeof(czk_fr) / cm / 1e9);
+    czk_free(p.ones);
+    czk_free(p.others);
+    czk_free(p.prefix);
+    czk_free(p.vals);
+}
+
 static void witness_profile(const job *j, uint64_t rows)
 {
     uint64_t w[3];
@@ -392,6 +426,8 @@ static void witness_profile(const job *j, uint64_t rows)
         printf("row profile %c: %" PRIu64 " rows: 0 %.2f%%, 1 %.2f%%, other %.2f%%\n", "abc"[k],
                rows, 100.0 * p[0] / r, 100.0 * p[1] / r, 100.0 * p[2] / r);
     }
+    for (int k = 0; k < 3; k++) pack_cost("abc"[k], v[k], (size_t)rows, j->par);
+    pack_cost('w', j->buf.aux, (size_t)j->n.n_aux, j->par);
 }
 
 static void row(const char *name, timing t, uint64_t constraints)

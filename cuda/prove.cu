@@ -37,9 +37,11 @@
 #include "czk/gpu.h"
 #include "czk/msm.h"
 #include "czk/ntt.h"
+#include "czk/pack.h"
 #include "ff.cuh"
 #include "gpu_internal.h"
 #include "groth16/prove_common.h"
+#include "pack.cuh"
 #include "prove.cuh"
 
 using czk_gpu::fr_t;
@@ -280,6 +282,7 @@ struct prove_state {
     cudaStream_t ws = nullptr; /* the witness's from_mont when it is copied first */
     cudaMemPool_t pool = nullptr;
     fr_t *da = nullptr, *db = nullptr, *dc = nullptr, *dz = nullptr;
+    fr_t *stage[4] = {nullptr, nullptr, nullptr, nullptr}; /* packed a, b, c, aux (device) */
     void *stream_buf[2] = {nullptr, nullptr};
     cudaEvent_t ev[12] = {};
     czk__gpu_h *h = nullptr; /* the H step's tables, released once the streams are done */
@@ -295,7 +298,7 @@ struct prove_state {
         if (ws != nullptr) cudaStreamSynchronize(ws);
         cudaStream_t fs = s != nullptr ? s : cs;
         if (fs != nullptr) {
-            fr_t *ps[4] = {da, db, dc, dz};
+            fr_t *ps[8] = {da, db, dc, dz, stage[0], stage[1], stage[2], stage[3]};
             for (fr_t *p : ps)
                 if (p != nullptr) cudaFreeAsync(p, fs);
             cudaStreamSynchronize(fs);
@@ -514,6 +517,70 @@ copy_order copy_order_env()
 }
 
 /*
+ * Packed vectors (include/czk/pack.h, cuda/pack.cuh) on the device: one staging buffer
+ * each, the bitmaps, the running counts and the values one after the other (the values
+ * 32-byte aligned). copy_packed queues the four copies; expand_packed writes the plain
+ * vector from the staging buffer.
+ */
+struct packed_layout {
+    size_t words, off_others, off_prefix, off_vals, bytes;
+    explicit packed_layout(const czk_packed_vec *p)
+    {
+        words = czk_packed_words(p->n);
+        off_others = words * sizeof(uint64_t);
+        off_prefix = 2 * words * sizeof(uint64_t);
+        off_vals = (off_prefix + words * sizeof(uint32_t) + 31) / 32 * 32;
+        bytes = off_vals + p->n_other * sizeof(czk_fr);
+    }
+};
+
+czk_status copy_packed(fr_t *stage, const czk_packed_vec *p, cudaStream_t cs, uint64_t *bytes,
+                       czk_err *err)
+{
+    packed_layout l(p);
+    uint8_t *d = (uint8_t *)stage;
+    if (l.words > 0) {
+        TRY(cudaMemcpyAsync(d, p->ones, l.words * sizeof(uint64_t), cudaMemcpyHostToDevice, cs));
+        TRY(cudaMemcpyAsync(d + l.off_others, p->others, l.words * sizeof(uint64_t),
+                            cudaMemcpyHostToDevice, cs));
+        TRY(cudaMemcpyAsync(d + l.off_prefix, p->prefix, l.words * sizeof(uint32_t),
+                            cudaMemcpyHostToDevice, cs));
+    }
+    if (p->n_other > 0)
+        TRY(cudaMemcpyAsync(d + l.off_vals, p->vals, p->n_other * sizeof(czk_fr),
+                            cudaMemcpyHostToDevice, cs));
+    *bytes += (uint64_t)l.words * 20 + (uint64_t)p->n_other * sizeof(czk_fr);
+    return CZK_OK;
+}
+
+/* dst[0..p->n) from the staging buffer, then the buffer back to the pool, on stream s.
+ * canon: the witness (canonical limbs, canonical 1); otherwise Montgomery form. */
+czk_status expand_packed(fr_t *dst, fr_t *&stage, const czk_packed_vec *p, bool canon,
+                         cudaStream_t s, czk_err *err)
+{
+    packed_layout l(p);
+    const uint8_t *d = (const uint8_t *)stage;
+    const uint64_t *ones = (const uint64_t *)d, *others = (const uint64_t *)(d + l.off_others);
+    const uint32_t *prefix = (const uint32_t *)(d + l.off_prefix);
+    const fr_t *vals = (const fr_t *)(d + l.off_vals);
+    if (p->n > 0) {
+        if (canon) {
+            fr_t one = fr_t::zero();
+            one.v[0] = 1;
+            czk_gpu::pack::expand_kernel<true><<<ew_blocks(p->n), EW_THREADS, 0, s>>>(
+                dst, p->n, ones, others, prefix, vals, one);
+        } else {
+            czk_gpu::pack::expand_kernel<false><<<ew_blocks(p->n), EW_THREADS, 0, s>>>(
+                dst, p->n, ones, others, prefix, vals, fr_t::one());
+        }
+        TRY_LAUNCH();
+    }
+    TRY(cudaFreeAsync(stage, s));
+    stage = nullptr;
+    return CZK_OK;
+}
+
+/*
  * Default B_G2 placement: the GPU. On an H200 with 16 host threads, for a 2^27 PoRep-like
  * partition (32.6 M B-dense variables, 90% of them 0 or 1), B_G2 took 145 ms of GPU time
  * against 11.4 s on the CPU beside the GPU work (median of 5), which made the whole proof
@@ -647,6 +714,15 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
         return czk_err_set(err, CZK_EINVAL, "gpu prove: no SRS and the key has no points");
     }
     czk_gpu_prove_opts o = opts != nullptr ? *opts : czk_gpu_prove_opts{};
+    for (int k = 0; k < 3; k++)
+        if (o.packed_abc[k] != nullptr && o.packed_abc[k]->n != asg->n_rows)
+            return czk_err_set(err, CZK_EINVAL,
+                               "gpu prove: packed_abc[%d] holds %zu elements, the assignment "
+                               "%zu rows", k, o.packed_abc[k]->n, asg->n_rows);
+    if (o.packed_aux != nullptr && o.packed_aux->n != pk->n_aux)
+        return czk_err_set(err, CZK_EINVAL,
+                           "gpu prove: packed_aux holds %zu elements, the key %zu aux variables",
+                           o.packed_aux->n, (size_t)pk->n_aux);
     if (o.b2 == CZK_GPU_B2_AUTO) o.b2 = b2_default();
     if (o.b2 == CZK_GPU_B2_CPU && pk->b_g2_len > 0 && pk->b_g2 == nullptr)
         return czk_err_set(err, CZK_EINVAL, "gpu prove: B_G2 on the CPU needs the key's points");
@@ -743,6 +819,16 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     TRY_STATUS(ps.alloc(&ps.db, m, err));
     TRY_STATUS(ps.alloc(&ps.dc, m, err));
     TRY_STATUS(ps.alloc(&ps.dz, ni + na, err));
+    /* Packed vectors (opts.packed_abc, packed_aux) land in staging buffers and are expanded
+     * on the device: a, b, c on the compute stream before their transforms, the witness
+     * where it becomes canonical. */
+    const czk_packed_vec *pv[4] = {o.packed_abc[0], o.packed_abc[1], o.packed_abc[2],
+                                   o.packed_aux};
+    for (int k = 0; k < 4; k++) {
+        st.packed_vectors += pv[k] != nullptr;
+        if (pv[k] != nullptr)
+            TRY_STATUS(ps.alloc(&ps.stage[k], (packed_layout(pv[k]).bytes + 31) / 32, err));
+    }
     /* The copies start once the buffers exist (they were allocated on the compute stream). */
     TRY(cudaEventRecord(ps.ev[EV_S0], ps.s));
     TRY(cudaStreamWaitEvent(ps.cs, ps.ev[EV_S0], 0));
@@ -758,32 +844,48 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     st.host_pinned = is_pinned(asg->a) && is_pinned(asg->b) && is_pinned(asg->c) &&
                      is_pinned(asg->aux);
     const size_t fb = sizeof(czk_fr);
+    const size_t rows0 = asg->n_rows; /* rows before bellperson's input rows */
     TRY(cudaEventRecord(ps.ev[EV_C0], ps.cs));
     fr_t *dv[3] = {ps.da, ps.db, ps.dc};
     czk_fr *hv[3] = {asg->a, asg->b, asg->c};
-    if (st.witness_copied_first) {
-        /* from_mont on a stream of its own at the copy stream's level, so that a's copy
-         * follows the witness's at once. */
-        TRY(cudaStreamCreateWithPriority(&ps.ws, cudaStreamNonBlocking, witness_prio));
+    uint64_t copied = 0;
+    auto copy_witness = [&]() -> czk_status {
         TRY(cudaMemcpyAsync(ps.dz, asg->inputs, ni * fb, cudaMemcpyHostToDevice, ps.cs));
-        if (na > 0)
+        copied += ni * fb;
+        if (pv[3] != nullptr) {
+            TRY_STATUS(copy_packed(ps.stage[3], pv[3], ps.cs, &copied, err));
+        } else if (na > 0) {
             TRY(cudaMemcpyAsync(ps.dz + ni, asg->aux, na * fb, cudaMemcpyHostToDevice, ps.cs));
+            copied += na * fb;
+        }
         TRY(cudaEventRecord(ps.ev[EV_Z], ps.cs));
+        return CZK_OK;
+    };
+    if (st.witness_copied_first) {
+        /* The witness's conversion on a stream of its own at the copy stream's level, so
+         * that a's copy follows the witness's at once. */
+        TRY(cudaStreamCreateWithPriority(&ps.ws, cudaStreamNonBlocking, witness_prio));
+        TRY_STATUS(copy_witness());
     }
     for (int k = 0; k < 3; k++) {
-        if (rows > 0)
+        if (pv[k] != nullptr) {
+            TRY_STATUS(copy_packed(ps.stage[k], pv[k], ps.cs, &copied, err));
+            /* bellperson's input rows, past the packed ones, as the plain copy has them */
+            if (rows > rows0) {
+                TRY(cudaMemcpyAsync(dv[k] + rows0, hv[k] + rows0, (rows - rows0) * fb,
+                                    cudaMemcpyHostToDevice, ps.cs));
+                copied += (rows - rows0) * fb;
+            }
+        } else if (rows > 0) {
             TRY(cudaMemcpyAsync(dv[k], hv[k], rows * fb, cudaMemcpyHostToDevice, ps.cs));
+            copied += rows * fb;
+        }
         TRY(cudaEventRecord(ps.ev[EV_A + k], ps.cs));
     }
-    if (!st.witness_copied_first) {
-        TRY(cudaMemcpyAsync(ps.dz, asg->inputs, ni * fb, cudaMemcpyHostToDevice, ps.cs));
-        if (na > 0)
-            TRY(cudaMemcpyAsync(ps.dz + ni, asg->aux, na * fb, cudaMemcpyHostToDevice, ps.cs));
-        TRY(cudaEventRecord(ps.ev[EV_Z], ps.cs));
-    }
+    if (!st.witness_copied_first) TRY_STATUS(copy_witness());
     /* The last copy's end, whichever it is. */
     TRY(cudaEventRecord(ps.ev[EV_CEND], ps.cs));
-    st.h2d_bytes = (uint64_t)(3 * rows + ni + na) * fb;
+    st.h2d_bytes = copied;
 
     /* Rows past `rows` are zero. The witness becomes canonical scalars right after its
      * copy (on the copy stream when it is copied last), so that the witness MSMs do not
@@ -796,7 +898,13 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
         zs_stream = ps.ws;
         TRY(cudaStreamWaitEvent(ps.ws, ps.ev[EV_Z], 0));
     }
-    from_mont_kernel<<<ew_blocks(ni + na), EW_THREADS, 0, zs_stream>>>(ps.dz, ni + na);
+    if (pv[3] != nullptr) {
+        /* the aux part straight to canonical limbs; the inputs converted below */
+        TRY_STATUS(expand_packed(ps.dz + ni, ps.stage[3], pv[3], true, zs_stream, err));
+        from_mont_kernel<<<ew_blocks(ni), EW_THREADS, 0, zs_stream>>>(ps.dz, ni);
+    } else {
+        from_mont_kernel<<<ew_blocks(ni + na), EW_THREADS, 0, zs_stream>>>(ps.dz, ni + na);
+    }
     TRY_LAUNCH();
     TRY(cudaEventRecord(ps.ev[EV_ZC], zs_stream));
 
@@ -837,6 +945,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     TRY_STATUS(czk__gpu_h_begin(gpu, pk->log_m, pk->conv, &ps.h, err));
     for (int k = 0; k < 3; k++) {
         TRY(cudaStreamWaitEvent(ps.s, ps.ev[EV_A + k], 0));
+        if (pv[k] != nullptr) TRY_STATUS(expand_packed(dv[k], ps.stage[k], pv[k], false, ps.s, err));
         TRY_STATUS(czk__gpu_h_vector(ps.h, (czk_fr *)dv[k], k, ps.s, err));
     }
     TRY_STATUS(czk__gpu_h_finish(ps.h, (czk_fr *)ps.da, (czk_fr *)ps.db, (const czk_fr *)ps.dc,

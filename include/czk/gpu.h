@@ -288,6 +288,16 @@ typedef struct czk_gpu_prove_opts {
      *  the device's highest priority, so their blocks go before those of the long proofs
      *  it shares the GPU with. */
     bool urgent;
+    /**
+     * Packed forms (include/czk/pack.h) of a, b, c (asg->n_rows elements each: the rows
+     * before bellperson's input rows) and of the aux values, or NULL: each one given is
+     * copied in place of its plain vector and expanded on the device, a much shorter copy
+     * for a Filecoin partition's mostly-0/1 vectors. They must hold the assignment's
+     * values (the plain vectors are still read for bellperson's input rows and by B_G2 on
+     * the CPU). Page-locked buffers copy at full speed.
+     */
+    const struct czk_packed_vec *packed_abc[3];
+    const struct czk_packed_vec *packed_aux;
 } czk_gpu_prove_opts;
 
 /** What one GPU proof did; CUDA-event times of the device stages in seconds. */
@@ -311,6 +321,7 @@ typedef struct czk_gpu_prove_stats {
     /** The witness was copied before a, b, c (CZK_GPU_COPY_ORDER=witness, or =auto with
      *  no other proof on the GPU; cuda/prove.cu's copy_order_env). */
     bool witness_copied_first;
+    int packed_vectors; /**< how many of a, b, c and aux came packed (opts.packed_*) */
 } czk_gpu_prove_stats;
 
 /**

@@ -35,17 +35,6 @@ typedef struct pack_ctx {
     const size_t *base; /* second pass: each task's first value's index */
 } pack_ctx;
 
-static inline bool fr_is_one(const czk_fr *x)
-{
-    return x->l[0] == CZK_FR_ONE.l[0] && x->l[1] == CZK_FR_ONE.l[1] &&
-           x->l[2] == CZK_FR_ONE.l[2] && x->l[3] == CZK_FR_ONE.l[3];
-}
-
-static inline bool fr_is_zero(const czk_fr *x)
-{
-    return (x->l[0] | x->l[1] | x->l[2] | x->l[3]) == 0;
-}
-
 static void pack_scan_task(void *vctx, size_t t, unsigned worker)
 {
     (void)worker;
@@ -56,30 +45,37 @@ static void pack_scan_task(void *vctx, size_t t, unsigned worker)
     const size_t w0 = t * PACK_TASK_WORDS;
     const size_t w1 = w0 + PACK_TASK_WORDS < nw ? w0 + PACK_TASK_WORDS : nw;
     size_t count = 0;
+    const uint64_t o0 = CZK_FR_ONE.l[0], o1 = CZK_FR_ONE.l[1], o2 = CZK_FR_ONE.l[2],
+                   o3 = CZK_FR_ONE.l[3];
     for (size_t w = w0; w < w1; w++) {
         const size_t i0 = w * 64;
         const size_t len = p->n - i0 < 64 ? p->n - i0 : 64;
+        /* Room for a whole word's values: the loop below stores every element at the end
+         * of the list and keeps it only when it is neither 0 nor 1, with no branch on the
+         * value (a's mix of 0, 1 and others defeats a branch predictor). */
+        if (count + 64 > tk->cap) {
+            size_t cap = tk->cap ? 2 * tk->cap : 4096;
+            czk_fr *nv = czk_realloc(tk->vals, cap * sizeof(czk_fr));
+            if (nv == NULL) {
+                tk->failed = true;
+                return;
+            }
+            tk->vals = nv;
+            tk->cap = cap;
+        }
         uint64_t one = 0, other = 0;
         p->prefix[w] = (uint32_t)count; /* the range's own count; the base comes later */
+        const czk_fr *e = &x->v[i0];
+        czk_fr *out = tk->vals;
         for (size_t j = 0; j < len; j++) {
-            const czk_fr *e = &x->v[i0 + j];
-            if (fr_is_zero(e)) continue;
-            if (fr_is_one(e)) {
-                one |= (uint64_t)1 << j;
-                continue;
-            }
-            other |= (uint64_t)1 << j;
-            if (count == tk->cap) {
-                size_t cap = tk->cap ? 2 * tk->cap : 1024;
-                czk_fr *nv = czk_realloc(tk->vals, cap * sizeof(czk_fr));
-                if (nv == NULL) {
-                    tk->failed = true;
-                    return;
-                }
-                tk->vals = nv;
-                tk->cap = cap;
-            }
-            tk->vals[count++] = *e;
+            const uint64_t l0 = e[j].l[0], l1 = e[j].l[1], l2 = e[j].l[2], l3 = e[j].l[3];
+            const uint64_t is_zero = (l0 | l1 | l2 | l3) == 0;
+            const uint64_t is_one = ((l0 ^ o0) | (l1 ^ o1) | (l2 ^ o2) | (l3 ^ o3)) == 0;
+            const uint64_t is_other = 1 ^ (is_zero | is_one);
+            one |= is_one << j;
+            other |= is_other << j;
+            out[count] = e[j];
+            count += is_other;
         }
         p->ones[w] = one;
         p->others[w] = other;

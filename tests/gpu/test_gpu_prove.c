@@ -15,6 +15,9 @@
  *    page-locked host buffers.
  *  - Concurrency: two provers on one GPU at once (one SRS, separate buffers); two GPUs at
  *    once when there are two.
+ *  - Packed copies (include/czk/pack.h): a, b, c and the witness packed, some of them, and
+ *    the witness copied first (CZK_GPU_COPY_ORDER), each with the CPU's bytes; a packed
+ *    vector of the wrong length refused by name.
  *  - Errors: an SRS of another shape, a GPU that does not exist.
  *
  * CZK_TEST_GPU_SMALL=1 caps the sizes at 2^12 (for compute-sanitizer runs); CZK_TEST_ONLY
@@ -27,12 +30,14 @@
 #include "czk/alloc.h"
 #include "czk/gpu.h"
 #include "czk/groth16.h"
+#include "czk/pack.h"
 #include "czk/r1cs.h"
 #include "czk_test.h"
 #include "czk_test_fr.h"
 
 static czk_pool *pool;
 static int small_mode;
+static czk_gpu_prove_stats last_stats; /* gpu_check's last proof */
 
 /* Witness flavours. */
 enum { W_MIXED, W_BITS };
@@ -215,6 +220,7 @@ static void gpu_check(const struct fixture *f, struct bufs *b, const czk_gpu_srs
     czk_err err = {0};
     czk_gpu_prove_stats st;
     czk_status rc = czk_gpu_prove_ex(&p, 0, &f->pk, srs, &asg, r, s, pool, o, NULL, &st, &err);
+    last_stats = st;
     CHECK_MSG(rc == CZK_OK, "%s: %s: %s", what, czk_status_name(rc), err.msg);
     if (rc != CZK_OK) return;
     uint8_t got[192];
@@ -432,6 +438,94 @@ static void test_concurrent(void)
 
 /* ------------------------------------------------------------------------------------ */
 
+/* A packed vector in ordinary memory, room for every element. */
+static czk_packed_vec *pack_new(const czk_fr *v, size_t n)
+{
+    czk_packed_vec *p = czk_calloc(1, sizeof *p);
+    size_t w = czk_packed_words(n) + 1;
+    p->ones = czk_malloc(w * 8);
+    p->others = czk_malloc(w * 8);
+    p->prefix = czk_malloc(w * 4);
+    p->vals = czk_malloc((n + 1) * sizeof(czk_fr));
+    p->vals_cap = n;
+    czk_err err;
+    CHECK_STATUS(czk_pack_vec(p, v, n, pool, &err), CZK_OK);
+    return p;
+}
+
+static void pack_free(czk_packed_vec *p)
+{
+    if (p == NULL) return;
+    czk_free(p->ones);
+    czk_free(p->others);
+    czk_free(p->prefix);
+    czk_free(p->vals);
+    czk_free(p);
+}
+
+/* The copies of packed vectors, and the witness copied first, against the CPU's bytes. */
+static void test_packed(void)
+{
+    struct fixture f;
+    fixture_init(&f, 3, small_mode ? 3000 : 65536 - 300, W_MIXED);
+    struct bufs b;
+    bufs_alloc(&b, f.m, true);
+    czk_err err;
+    czk_gpu_srs *srs = NULL;
+    CHECK_STATUS(czk_gpu_srs_create(&srs, 0, &f.pk, &err), CZK_OK);
+    czk_fr r, s;
+    czk_test_rand_fr(&r);
+    czk_test_rand_fr(&s);
+    uint8_t want[192];
+    cpu_bytes(want, &f, &b, &r, &s);
+    /* The rows as the prover gets them (assign evaluates them the same way every time). */
+    czk_groth16_assignment asg;
+    assign(&f, &b, &asg);
+    czk_packed_vec *pv[4] = {pack_new(b.a, f.r.n_constraints), pack_new(b.b, f.r.n_constraints),
+                             pack_new(b.c, f.r.n_constraints),
+                             pack_new(f.z + f.r.n_inputs, f.r.n_aux)};
+    /* The circuit's witness is half booleans: the packed forms are much smaller. */
+    CHECK_MSG(pv[1]->n_other < f.r.n_constraints / 2 && pv[3]->n_other < f.r.n_aux,
+              "b %zu, aux %zu values", pv[1]->n_other, pv[3]->n_other);
+    czk_gpu_prove_opts o = {0};
+    o.b2 = CZK_GPU_B2_GPU;
+    gpu_check(&f, &b, srs, &o, &r, &s, want, true, "plain copies");
+    const uint64_t plain_bytes = last_stats.h2d_bytes;
+    CHECK(last_stats.packed_vectors == 0 && !last_stats.witness_copied_first);
+    for (int k = 0; k < 3; k++) o.packed_abc[k] = pv[k];
+    o.packed_aux = pv[3];
+    gpu_check(&f, &b, srs, &o, &r, &s, want, true, "a, b, c and aux packed");
+    CHECK_MSG(last_stats.packed_vectors == 4 && last_stats.h2d_bytes < plain_bytes,
+              "%d packed, %llu bytes copied against %llu", last_stats.packed_vectors,
+              (unsigned long long)last_stats.h2d_bytes, (unsigned long long)plain_bytes);
+    o.b2 = CZK_GPU_B2_CPU;
+    gpu_check(&f, &b, srs, &o, &r, &s, want, true, "all packed, B2 on the CPU");
+    /* Some packed; the witness first, packed and not. */
+    o.b2 = CZK_GPU_B2_GPU;
+    o.packed_abc[1] = NULL;
+    o.packed_abc[2] = NULL;
+    setenv("CZK_GPU_COPY_ORDER", "witness", 1);
+    gpu_check(&f, &b, srs, &o, &r, &s, want, true, "a and aux packed, the witness first");
+    CHECK(last_stats.packed_vectors == 2 && last_stats.witness_copied_first);
+    gpu_check(&f, &b, srs, NULL, &r, &s, want, true, "plain, the witness first");
+    CHECK(last_stats.witness_copied_first);
+    setenv("CZK_GPU_COPY_ORDER", "auto", 1);
+    gpu_check(&f, &b, srs, NULL, &r, &s, want, true, "plain, auto order, alone");
+    CHECK(last_stats.witness_copied_first);
+    unsetenv("CZK_GPU_COPY_ORDER");
+    /* A packed vector of another length: refused, by name. */
+    o.packed_abc[1] = pv[3];
+    assign(&f, &b, &asg);
+    czk_groth16_proof p;
+    CHECK_STATUS(czk_gpu_prove_ex(&p, 0, &f.pk, srs, &asg, &r, &s, pool, &o, NULL, NULL, &err),
+                 CZK_EINVAL);
+    CHECK_MSG(strstr(err.msg, "packed_abc[1]") != NULL, "%s", err.msg);
+    for (int k = 0; k < 4; k++) pack_free(pv[k]);
+    czk_gpu_srs_destroy(srs);
+    bufs_free(&b);
+    fixture_free(&f);
+}
+
 static void test_errors(void)
 {
     struct fixture f, g;
@@ -488,6 +582,7 @@ int main(void)
     RUN_SEL(test_infinity_bases);
     RUN_SEL(test_snarkjs);
     RUN_SEL(test_concurrent);
+    RUN_SEL(test_packed);
     czk_pool_destroy(pool);
     return czk_test_finish();
 }
