@@ -861,13 +861,26 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
         TRY(cudaEventRecord(ps.ev[EV_Z], ps.cs));
         return CZK_OK;
     };
+    /* a and b in the order of their copies' sizes, c last: c needs one transform after its
+     * copy, a and b two each. With packed copies b is usually tiny (a Filecoin partition's
+     * b is 99 % 0 or 1), so the transforms start after b's copy instead of a's. */
+    int vorder[3] = {0, 1, 2};
+    {
+        uint64_t vb[2];
+        for (int k = 0; k < 2; k++)
+            vb[k] = pv[k] != nullptr ? packed_layout(pv[k]).bytes : (uint64_t)rows0 * fb;
+        if (vb[1] < vb[0]) {
+            vorder[0] = 1;
+            vorder[1] = 0;
+        }
+    }
     if (st.witness_copied_first) {
         /* The witness's conversion on a stream of its own at the copy stream's level, so
          * that a's copy follows the witness's at once. */
         TRY(cudaStreamCreateWithPriority(&ps.ws, cudaStreamNonBlocking, witness_prio));
         TRY_STATUS(copy_witness());
     }
-    for (int k = 0; k < 3; k++) {
+    for (int k : vorder) {
         if (pv[k] != nullptr) {
             TRY_STATUS(copy_packed(ps.stage[k], pv[k], ps.cs, &copied, err));
             /* bellperson's input rows, past the packed ones, as the plain copy has them */
@@ -943,9 +956,10 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     /* 2. H on the compute stream, each vector once its copy is done (cuda/ntt.cu's H step:
      * six transforms, the result in canonical limbs). */
     TRY_STATUS(czk__gpu_h_begin(gpu, pk->log_m, pk->conv, &ps.h, err));
-    for (int k = 0; k < 3; k++) {
+    for (int k : vorder) {
         TRY(cudaStreamWaitEvent(ps.s, ps.ev[EV_A + k], 0));
-        if (pv[k] != nullptr) TRY_STATUS(expand_packed(dv[k], ps.stage[k], pv[k], false, ps.s, err));
+        if (pv[k] != nullptr)
+            TRY_STATUS(expand_packed(dv[k], ps.stage[k], pv[k], false, ps.s, err));
         TRY_STATUS(czk__gpu_h_vector(ps.h, (czk_fr *)dv[k], k, ps.s, err));
     }
     TRY_STATUS(czk__gpu_h_finish(ps.h, (czk_fr *)ps.da, (czk_fr *)ps.db, (const czk_fr *)ps.dc,

@@ -45,7 +45,7 @@ CZK_API uint64_t czk_packed_bytes(const czk_packed_vec *p);
  * `pool` (NULL: the calling thread). CZK_ERESOURCE when more than vals_cap elements are
  * neither 0 nor 1 (p->n_other then holds their count, and the rest of p is unspecified):
  * the caller copies the plain vector instead. CZK_EINVAL for n ≥ 2^32 or a missing
- * buffer, CZK_ENOMEM when a worker's scratch cannot be allocated.
+ * buffer, CZK_ENOMEM when its per-task counts cannot be allocated.
  */
 CZK_API czk_status czk_pack_vec(czk_packed_vec *p, const czk_fr *v, size_t n, czk_pool *pool,
                                 czk_err *err);
