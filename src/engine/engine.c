@@ -116,7 +116,7 @@ static size_t q_best(czk__part **q, size_t n)
 /* Partitions at most this large (a/b/c and witness) may take the express lane. */
 #define EXPRESS_MAX_BYTES ((uint64_t)1 << 30)
 
-static uint64_t part_bytes(const czk__params *pe);
+static uint64_t part_base_bytes(const czk__params *pe);
 
 /*
  * The express lane's partitions: small ones (a WinningPoSt's is 50 MB) of HIGH or CRITICAL
@@ -128,7 +128,7 @@ static bool part_express(const czk__part *p)
 {
     const czk__params *pe = p->job->params;
     if (pe == NULL || pe->state != CZK__PE_LOADED) return p->job->prio == CZK_PRIO_CRITICAL;
-    return p->job->prio >= CZK_PRIO_HIGH && part_bytes(pe) <= EXPRESS_MAX_BYTES;
+    return p->job->prio >= CZK_PRIO_HIGH && part_base_bytes(pe) <= EXPRESS_MAX_BYTES;
 }
 
 /* q_best among the express lane's partitions only. */
@@ -420,11 +420,108 @@ static uint64_t file_size(const char *path)
 }
 
 /* Bytes of one partition: a, b, c over the domain and the witness. */
-static uint64_t part_bytes(const czk__params *pe)
+static uint64_t part_base_bytes(const czk__params *pe)
 {
     uint64_t m = (uint64_t)1 << pe->pk.log_m;
     uint64_t nv = (uint64_t)pe->pk.n_inputs + pe->pk.n_aux;
     return (3 * m + nv) * sizeof(czk_fr) + 3 * ((nv + 63) / 64 + 1) * 8;
+}
+
+/*
+ * Packed copies (gpus.pack_copies, include/czk/pack.h): a partition's buffer also holds the
+ * packed forms of a, b, c and the aux values, which the GPU prover copies instead of the
+ * plain vectors. Their bitmaps and counts (20 bytes per 64 elements) and values up to a
+ * fifth of the plain bytes: a 32 GiB PoRep partition packs to 14 % (a 33 %, c 18 %, b and
+ * the witness 2 %). A vector whose values do not fit in what is left is copied plain.
+ */
+#define PACK_VALS_DIV 5
+
+static uint64_t pack_area_bytes(const czk__params *pe)
+{
+    uint64_t m = (uint64_t)1 << pe->pk.log_m, na = pe->pk.n_aux;
+    uint64_t words = 3 * czk_packed_words(m) + czk_packed_words(na);
+    return words * 20 + 4 * 3 * 64 + (3 * m + na) * sizeof(czk_fr) / PACK_VALS_DIV;
+}
+
+/* Express partitions (ordinary memory, see part_express) are never packed: their buffer is
+ * sized like the others', but pack_partition skips heap buffers. */
+static bool part_packs(const czk_engine *e)
+{
+    return e->gpu_pack && e->use_gpu;
+}
+
+/* Bytes a partition's buffer takes (and its budget reservation). */
+static uint64_t part_bytes(const czk_engine *e, const czk__params *pe)
+{
+    return part_base_bytes(pe) + (part_packs(e) ? pack_area_bytes(pe) : 0);
+}
+
+/* A 64-byte aligned slice of `bytes` from *cur. */
+static void *pack_take(uint8_t **cur, size_t bytes)
+{
+    uint8_t *p = *cur;
+    *cur += (bytes + 63) / 64 * 64;
+    return p;
+}
+
+/*
+ * Pack a synthesized partition's vectors into the pack area behind them (mu not held),
+ * on the synthesis worker's pool: b and the witness first (nearly all 0 and 1), then c,
+ * then a, each with the room the ones before it left. Never fails the partition: a vector
+ * that cannot be packed is copied plain. A vector with more than half its elements
+ * neither 0 nor 1 saves too little copy time for its pass: it is refused (vals_cap), and
+ * the circuit's vector is not packed again (pe->pack_dense).
+ */
+static void pack_partition(czk_engine *e, czk__part *p, czk_pool *pool)
+{
+    czk__params *pe = p->job->params;
+    memset(p->packed, 0, sizeof p->packed);
+    memset(p->has_packed, 0, sizeof p->has_packed);
+    if (!part_packs(e) || p->heap_buf || p->buf.n < part_bytes(e, pe)) return;
+    const size_t m = (size_t)1 << pe->pk.log_m;
+    const size_t nv = (size_t)pe->pk.n_inputs + pe->pk.n_aux;
+    uint8_t *cur = (uint8_t *)p->buf.p + (3 * m + nv) * sizeof(czk_fr);
+    cur = (uint8_t *)(((uintptr_t)cur + 63) & ~(uintptr_t)63);
+    uint8_t *end = (uint8_t *)p->buf.p + p->buf.n;
+    const czk_fr *src[4] = {p->a, p->b, p->c, p->z + pe->pk.n_inputs};
+    const size_t len[4] = {p->n_rows, p->n_rows, p->n_rows, pe->pk.n_aux};
+    for (int k = 0; k < 4; k++) {
+        size_t w = czk_packed_words(len[k]);
+        p->packed[k].ones = pack_take(&cur, w * 8);
+        p->packed[k].others = pack_take(&cur, w * 8);
+        p->packed[k].prefix = pack_take(&cur, w * 4);
+    }
+    const uint64_t t0 = czk__now_us();
+    static const int order[4] = {1, 3, 2, 0};
+    uint64_t plain = 0, packed = 0;
+    for (int i = 0; i < 4; i++) {
+        const int k = order[i];
+        czk_packed_vec *v = &p->packed[k];
+        plain += (uint64_t)len[k] * sizeof(czk_fr);
+        if (__atomic_load_n(&pe->pack_dense[k], __ATOMIC_RELAXED)) {
+            packed += (uint64_t)len[k] * sizeof(czk_fr);
+            continue;
+        }
+        v->vals = (czk_fr *)cur;
+        v->vals_cap = cur < end ? (size_t)(end - cur) / sizeof(czk_fr) : 0;
+        if (v->vals_cap > len[k] / 2) v->vals_cap = len[k] / 2;
+        czk_err err;
+        czk_status st = czk_pack_vec(v, src[k], len[k], pool, &err);
+        if (st == CZK_ERESOURCE && v->n_other > len[k] / 2)
+            __atomic_store_n(&pe->pack_dense[k], true, __ATOMIC_RELAXED);
+        if (st != CZK_OK) {
+            CZK_LOG_DEBUG("vector copied plain", "job=%s partition=%u vector=%c reason=\"%s\"",
+                          p->job->id, p->idx, "abcw"[k], err.msg);
+            packed += (uint64_t)len[k] * sizeof(czk_fr);
+            continue;
+        }
+        p->has_packed[k] = true;
+        packed += czk_packed_bytes(v);
+        cur += (v->n_other * sizeof(czk_fr) + 63) / 64 * 64;
+    }
+    CZK_LOG_DEBUG("partition packed", "job=%s partition=%u plain_bytes=%" PRIu64
+                  " packed_bytes=%" PRIu64 " ms=%" PRIu64,
+                  p->job->id, p->idx, plain, packed, (czk__now_us() - t0) / 1000u);
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -434,6 +531,7 @@ static uint64_t part_bytes(const czk__params *pe)
 /* Give a partition's buffer and reservation back (mu held). */
 static void part_release(czk_engine *e, czk__part *p)
 {
+    memset(p->has_packed, 0, sizeof p->has_packed); /* they point into the buffer */
     if (p->have_buf) {
         czk__pinned_checkin(&e->pinned, &p->buf);
         p->have_buf = false;
@@ -614,7 +712,7 @@ static czk_status synthesize_fil(czk__part *p, size_t m, czk_pool *pool, czk_err
 static void pinned_prewarm(czk_engine *e, const czk__params *pe)
 {
     if (!e->use_gpu || e->pinned.disabled) return;
-    uint64_t need = part_bytes(pe);
+    uint64_t need = part_bytes(e, pe);
     if (need <= EXPRESS_MAX_BYTES) return;
     pthread_mutex_lock(&e->mu);
     uint64_t used = czk__budget_used(e);
@@ -774,7 +872,7 @@ static void *synth_main(void *arg)
             timed_wait(&e->cv_work, &e->mu, 1000);
             continue;
         }
-        uint64_t need = part_bytes(pe);
+        uint64_t need = part_bytes(e, pe);
         if (!budget_fit(e, need, true)) {
             timed_wait(&e->cv_work, &e->mu, 1000);
             continue;
@@ -811,6 +909,7 @@ static void *synth_main(void *arg)
         czk_err_clear(&err);
         p->t_synth_start = czk__now_us();
         czk_status st = synthesize(e, p, spool, &err);
+        if (st == CZK_OK) pack_partition(e, p, spool);
         p->t_synth_end = czk__now_us();
 
         pthread_mutex_lock(&e->mu);
@@ -905,6 +1004,8 @@ static czk_status gpu_prove(czk_engine *e, czk__prover *pv, czk__params *pe, czk
     opts.on_compute = gpu_release_early;
     opts.on_compute_arg = &rel;
     opts.urgent = pv->express;
+    for (int k = 0; k < 3; k++) opts.packed_abc[k] = p->has_packed[k] ? &p->packed[k] : NULL;
+    opts.packed_aux = p->has_packed[3] ? &p->packed[3] : NULL;
     uint64_t t0 = czk__now_us();
     czk_status st;
     /* Test hook: take one of the injected failures, if any, without a lock. */
@@ -953,14 +1054,15 @@ static czk_status gpu_prove(czk_engine *e, czk__prover *pv, czk__params *pe, czk
     uint64_t dt = rel.t - t0;
     /* Where the device time went, in the gpu_end event (czk timeline and ops read it). */
     snprintf(p->prove_note, sizeof p->prove_note,
-             "held_s=%.3f call_s=%.3f overlap=%d%s%s gpu_s=%.3f h2d_s=%.3f pinned=%d ntt_s=%.3f "
+             "held_s=%.3f call_s=%.3f overlap=%d%s%s packed=%d gpu_s=%.3f h2d_s=%.3f pinned=%d "
+             "h2d_bytes=%" PRIu64 " ntt_s=%.3f "
              "msm_h_s=%.3f msm_l_s=%.3f msm_a_s=%.3f msm_b1_s=%.3f msm_b2_s=%.3f "
              "at_queued=%.3f at_h=%.3f at_handoff=%.3f at_msm_h=%.3f at_l=%.3f at_a=%.3f "
              "at_b1=%.3f at_b2=%.3f",
              (double)dt / 1e6, (double)(t1 - t0) / 1e6, stats.overlapped ? 1 : 0,
              retried ? " retried=1" : "", stats.witness_copied_first ? " witness_first=1" : "",
-             stats.gpu_s,
-             stats.h2d_s, stats.host_pinned ? 1 : 0, stats.ntt_s, stats.msm_h_s, stats.msm_l_s,
+             stats.packed_vectors, stats.gpu_s, stats.h2d_s, stats.host_pinned ? 1 : 0,
+             stats.h2d_bytes, stats.ntt_s, stats.msm_h_s, stats.msm_l_s,
              stats.msm_a_s, stats.msm_b1_s, stats.msm_b2_s, stats.t_queued_s, stats.t_h_s,
              stats.t_handoff_s, stats.t_msm_h_s, stats.t_l_s, stats.t_a_s, stats.t_b1_s,
              stats.t_b2_s);
@@ -1651,6 +1753,8 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in, 
     if (ng > CZK__MAX_GPUS) ng = CZK__MAX_GPUS;
     e->ngpus = ng;
     e->use_gpu = ng > 0;
+    const char *pk_env = getenv("CZK_GPU_PACK");
+    e->gpu_pack = pk_env != NULL ? strcmp(pk_env, "0") != 0 : cfg.gpu_pack_copies;
     czk__pinned_init(&e->pinned, cfg.pinned_limit, e->use_gpu, cfg.pageable_buffers);
 
     czk_status st = czk__journal_open(&e->journal, e->data_dir, err);

@@ -14,6 +14,7 @@
 
 #include "czk/engine.h"
 #include "czk/groth16.h"
+#include "czk/pack.h"
 #include "czk/pool.h"
 
 #include <pthread.h>
@@ -103,6 +104,10 @@ typedef struct czk__params {
     struct czk_gpu_srs *gpu_srs[CZK__MAX_GPUS];
     bool gpu_srs_failed[CZK__MAX_GPUS];
     bool generated; /* test parameters made in memory (czk_engine_config.test_params) */
+    /* gpus.pack_copies: a, b, c or aux of this circuit had more than half its elements
+     * neither 0 nor 1 in a partition (a PoSt's Poseidon rows): copied plain from then on,
+     * without the packing pass (atomic: synthesis workers set and read it). */
+    bool pack_dense[4];
     struct czk__params *next;
 } czk__params;
 
@@ -166,6 +171,8 @@ typedef struct czk__part {
     czk_fr *pub;           /* public inputs without ONE (heap, kept past checkin) */
     size_t n_pub;
     uint64_t *dens;        /* a_aux, b_input, b_aux bitmaps (Filecoin) */
+    czk_packed_vec packed[4]; /* a, b, c, aux packed into buf's pack area (gpus.pack_copies) */
+    bool has_packed[4];
     czk_groth16_proof proof;
     czk_status prove_status;
     char prove_msg[CZK_ERR_MSG_MAX];
@@ -327,6 +334,7 @@ struct czk_engine {
     size_t max_prove_queue; /* synthesized partitions waiting for a prover, at most */
     unsigned synth_started; /* names the synthesis workers */
     bool use_gpu;
+    bool gpu_pack; /* gpus.pack_copies (or CZK_GPU_PACK=1): pack partitions for the GPU */
     bool test_params;
 
     pthread_mutex_t mu;

@@ -85,6 +85,10 @@ static const opt opts[] = {
      "comma-separated CUDA ordinals to use; empty = all"},
     {"gpus", "workers_per_device", T_U64, O(gpu_workers_per_device), "2", 1, 16,
      "prove workers per GPU (two overlap one's host work with the other's kernels)"},
+    {"gpus", "pack_copies", T_BOOL, O(gpu_pack_copies), "false", 0, 0,
+     "pack each partition's vectors after synthesis (bitmaps of the 0s and 1s, the other "
+     "values) so that the GPU copies a fraction of the bytes; costs pinned memory beside each "
+     "partition (up to a fifth of its size)"},
     {"synthesis", "threads", T_U64, O(synthesis_threads), "0", 0, 4096,
      "threads of the math pool; 0 = all CPUs"},
     {"synthesis", "workers", T_U64, O(synthesis_workers), "0", 0, 1024,
@@ -410,6 +414,7 @@ czk_status czk__config_to_engine(const czk_daemon_config *c, czk_engine_config *
     ec->synthesis_workers = (unsigned)c->synthesis_workers;
     ec->synthesis_nice = (unsigned)c->synthesis_nice;
     ec->gpu_workers_per_device = (unsigned)c->gpu_workers_per_device;
+    ec->gpu_pack_copies = c->gpu_pack_copies;
     /* Zero means "default" in the engine's config, so a 0 s value becomes 1 ms. */
     ec->retention_s = c->retention_ms / 1000 ? c->retention_ms / 1000 : 1;
     ec->srs_idle_evict_s = c->srs_idle_evict_ms / 1000 ? c->srs_idle_evict_ms / 1000 : 1;

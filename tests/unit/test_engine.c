@@ -30,6 +30,13 @@ static uint8_t *wtns_good, *wtns_bad, *wtns_short;
 static size_t wtns_good_len, wtns_bad_len, wtns_short_len;
 static czk_fr *z_good;
 static int data_dir_counter;
+/* t2: a circuit of mostly boolean rows, as a Filecoin partition is (test_gpu_packed). */
+static czk_groth16_vk vk2; /* pvk2 borrows its IC */
+static czk_groth16_pvk pvk2;
+static czk_fr *z2;
+static uint32_t n_inputs2;
+static uint8_t *wtns2;
+static size_t wtns2_len;
 
 /*
  * A random satisfiable R1CS with n_pub public inputs and n_mul product rows: row j
@@ -77,6 +84,57 @@ static czk_fr *random_circuit(czk_r1cs *r, uint32_t n_pub, uint32_t n_mul)
     r->a.row_ptr[n_mul] = ka;
     r->b.row_ptr[n_mul] = kb;
     r->c.row_ptr[n_mul] = kc;
+    r->a.nnz = ka;
+    r->b.nnz = kb;
+    r->c.nnz = kc;
+    return z;
+}
+
+/*
+ * A random satisfiable R1CS of n_rows rows, nine in ten of them x·x = x on a fresh aux bit
+ * x (A, B and C then 0 or 1, as most of a PoRep's rows and witness are), the others
+ * random_circuit's products into a fresh aux variable. Returns the witness.
+ */
+static czk_fr *bits_circuit(czk_r1cs *r, uint32_t n_pub, uint32_t n_rows)
+{
+    uint32_t ni = 1 + n_pub, na = n_rows + 1, nv = ni + na;
+    czk_fr *z = czk_malloc(nv * sizeof *z);
+    z[0] = CZK_FR_ONE;
+    for (uint32_t i = 1; i < ni; i++) czk_test_rand_fr(&z[i]);
+    czk_test_rand_fr(&z[ni]);
+    uint64_t nnz = (uint64_t)n_rows * 2;
+    CHECK_STATUS(czk_r1cs_alloc(r, ni, na, n_rows, nnz, nnz, nnz, NULL), CZK_OK);
+    r->has_c = true;
+    uint64_t ka = 0, kb = 0, kc = 0;
+    for (uint32_t j = 0; j < n_rows; j++) {
+        uint32_t out = ni + 1 + j;
+        r->a.row_ptr[j] = ka;
+        r->b.row_ptr[j] = kb;
+        r->c.row_ptr[j] = kc;
+        if (czk_test_rand64() % 10 != 0) {
+            z[out] = czk_test_rand64() & 1 ? CZK_FR_ONE : CZK_FR_ZERO;
+            r->a.col[ka] = out;
+            r->a.val[ka++] = CZK_FR_ONE;
+            r->b.col[kb] = out;
+            r->b.val[kb++] = CZK_FR_ONE;
+        } else {
+            uint32_t v0 = (uint32_t)(czk_test_rand64() % out);
+            uint32_t v1 = (uint32_t)(czk_test_rand64() % out);
+            czk_fr coeff;
+            czk_test_rand_fr(&coeff);
+            r->a.col[ka] = v0;
+            r->a.val[ka++] = coeff;
+            r->b.col[kb] = v1;
+            r->b.val[kb++] = CZK_FR_ONE;
+            czk_fr_mul(&z[out], &coeff, &z[v0]);
+            czk_fr_mul(&z[out], &z[out], &z[v1]);
+        }
+        r->c.col[kc] = out;
+        r->c.val[kc++] = CZK_FR_ONE;
+    }
+    r->a.row_ptr[n_rows] = ka;
+    r->b.row_ptr[n_rows] = kb;
+    r->c.row_ptr[n_rows] = kc;
     r->a.nnz = ka;
     r->b.nnz = kb;
     r->c.nnz = kc;
@@ -135,6 +193,16 @@ static void setup_fixture(void)
     wtns_bad = wtns_bytes(zb, n_vars, &wtns_bad_len);
     wtns_short = wtns_bytes(zb, n_vars - 1, &wtns_short_len);
     czk_free(zb);
+    /* t2, the mostly-boolean circuit. */
+    czk_r1cs r2;
+    z2 = bits_circuit(&r2, 2, 3000);
+    CHECK(czk_r1cs_is_satisfied(&r2, z2, &bad));
+    snprintf(path, sizeof path, "%s/t2.zkey", param_dir);
+    CHECK_STATUS(czk_groth16_setup_zkey(path, &r2, &vk2, NULL, NULL, NULL, &err), CZK_OK);
+    czk_groth16_prepare_vk(&pvk2, &vk2);
+    n_inputs2 = r2.n_inputs;
+    wtns2 = wtns_bytes(z2, r2.n_inputs + r2.n_aux, &wtns2_len);
+    czk_r1cs_free(&r2);
     /* A corrupt zkey: the right magic, garbage after. */
     snprintf(path, sizeof path, "%s/corrupt.zkey", param_dir);
     FILE *f = fopen(path, "wb");
@@ -164,6 +232,8 @@ static int test_loaded_tier(void)
 
 /* Prover workers per GPU for the next make_engine (0: the default, 2). */
 static unsigned test_workers_per_device;
+/* The next make_engine packs partitions for the GPU (gpus.pack_copies). */
+static bool test_pack;
 /* The next make_engine uses GPU 0 only (on a machine with several). */
 static bool test_one_gpu;
 
@@ -178,6 +248,7 @@ static czk_engine *make_engine(const char *data_dir, uint64_t budget, unsigned s
     cfg.synthesis_workers = synth_workers;
     cfg.gpu_mode = test_gpu_mode();
     cfg.gpu_workers_per_device = test_workers_per_device;
+    cfg.gpu_pack_copies = test_pack;
     static const int gpu0[1] = {0};
     if (test_one_gpu && czk_gpu_count() > 1) {
         cfg.gpus = gpu0;
@@ -958,6 +1029,73 @@ static void test_gpu_oom_retry(void)
     czk_engine_destroy(e);
 }
 
+/* The gpu_end events' notes of a job: how many, and how many with all four vectors packed. */
+typedef struct pack_rec {
+    pthread_mutex_t mu;
+    int gpu_ends, packed4;
+} pack_rec;
+
+static void on_pack_note(void *ctx, const czk_job_event *ev)
+{
+    pack_rec *r = ctx;
+    pthread_mutex_lock(&r->mu);
+    if (ev->type == CZK_EV_GPU_END) {
+        r->gpu_ends++;
+        if (strstr(ev->message, "packed=4 ") != NULL) r->packed4++;
+    }
+    pthread_mutex_unlock(&r->mu);
+}
+
+/*
+ * gpus.pack_copies: t2's partition (nine rows in ten boolean) is packed after synthesis
+ * and the GPU copies the packed a, b, c and aux (the gpu_end note says packed=4); the proof
+ * verifies, as does one of t1 (random values, more than half of each vector neither 0 nor
+ * 1: copied plain) from the same engine.
+ */
+static void test_gpu_packed(void)
+{
+    if (czk_gpu_count() == 0) {
+        printf("     (skipped: no GPU; packing is for the GPU's copies)\n");
+        return;
+    }
+    char dd[400];
+    new_data_dir(dd, sizeof dd);
+    test_pack = true;
+    czk_engine *e = make_engine(dd, 0, 0);
+    test_pack = false;
+    if (e == NULL) return;
+    czk_err err;
+    czk_job_info info;
+    czk_job_request req = circom_req(NULL, wtns2, wtns2_len, CZK_PRIO_NORMAL);
+    req.circuit = "t2";
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_OK);
+    char id[CZK_JOB_ID_MAX];
+    snprintf(id, sizeof id, "%s", info.job_id);
+    CHECK_STATUS(czk_engine_await(e, id, 60000, &info, &err), CZK_OK);
+    CHECK_MSG(info.state == CZK_JOB_DONE, "state %s: %s", czk_job_state_name(info.state),
+              info.error_message);
+    czk_groth16_proof p;
+    CHECK(info.proof != NULL && info.proof_len == CZK_GROTH16_PROOF_SIZE &&
+          czk_groth16_proof_read(&p, info.proof, NULL) == CZK_OK &&
+          czk_groth16_verify(&pvk2, &p, z2 + 1, n_inputs2 - 1, NULL) == CZK_OK);
+    czk_job_info_clear(&info);
+    pack_rec rec;
+    memset(&rec, 0, sizeof rec);
+    pthread_mutex_init(&rec.mu, NULL);
+    uint64_t wh = 0;
+    CHECK_STATUS(czk_engine_watch(e, id, on_pack_note, &rec, &wh, &err), CZK_OK);
+    czk_engine_unwatch(e, wh);
+    CHECK_MSG(rec.gpu_ends == 1 && rec.packed4 == 1, "%d gpu_end events, %d with packed=4",
+              rec.gpu_ends, rec.packed4);
+    pthread_mutex_destroy(&rec.mu);
+    req = circom_req(NULL, wtns_good, wtns_good_len, CZK_PRIO_NORMAL);
+    CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_OK);
+    CHECK_STATUS(czk_engine_await(e, info.job_id, 60000, &info, &err), CZK_OK);
+    CHECK(info.state == CZK_JOB_DONE && proof_valid(&info));
+    czk_job_info_clear(&info);
+    czk_engine_destroy(e);
+}
+
 /* czk_test_run reports CPU time; the engine's tests mostly wait, so show wall time too. */
 static void run_wall(const char *name, void (*fn)(void))
 {
@@ -1226,13 +1364,17 @@ int main(void)
     RUNW(test_bad_input);
     RUNW(test_verify_retry_and_fallback);
     RUNW(test_gpu_oom_retry);
+    RUNW(test_gpu_packed);
     RUNW(test_evict_under_pressure);
     RUNW(test_cancel_storm);
     czk_free(wtns_good);
     czk_free(wtns_bad);
     czk_free(wtns_short);
     czk_free(z_good);
+    czk_free(z2);
+    czk_free(wtns2);
     czk_groth16_vk_free(&vk);
+    czk_groth16_vk_free(&vk2);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);

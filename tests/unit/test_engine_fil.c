@@ -5,7 +5,10 @@
  * pinned buffers (EVAL mode) → CPU prover → self-verification → proof. The returned proof
  * is verified here with the generated .vk file read from disk and public inputs computed by
  * a separate czk_fil_job of the same request; a tampered vanilla proof is refused at submit.
- * Then the same job with the engine's test_params and no parameter files at all.
+ * Then the same job with the engine's test_params and no parameter files at all, and the
+ * job at NORMAL priority with gpus.pack_copies: a Winning PoSt's rows are Poseidon's, more
+ * than half of every vector neither 0 nor 1, so none is packed (the gpu_end note says
+ * packed=0 where there is a GPU) and the proof is the same as without.
  */
 #include "czk/alloc.h"
 #include "czk/engine.h"
@@ -17,10 +20,30 @@
 #include "czk/snap_post_vanilla.h"
 #include "czk_test.h"
 
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void test_winning_2k(void)
+/* The gpu_end events of a job: how many, and how many with no vector packed. */
+typedef struct pack_rec {
+    pthread_mutex_t mu;
+    int gpu_ends, packed0;
+} pack_rec;
+
+static void on_gpu_end(void *ctx, const czk_job_event *ev)
+{
+    pack_rec *r = ctx;
+    pthread_mutex_lock(&r->mu);
+    if (ev->type == CZK_EV_GPU_END) {
+        r->gpu_ends++;
+        if (strstr(ev->message, "packed=0 ") != NULL) r->packed0++;
+    }
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* packed: the job at NORMAL priority (through a pinned buffer, not the express lane's
+ * heap one) with gpus.pack_copies on. */
+static void winning_2k(bool packed)
 {
     czk_err err;
     char param_dir[512], data_dir[512];
@@ -63,6 +86,7 @@ static void test_winning_2k(void)
     req.miner_id = f->miner_id;
     req.randomness = f->randomness;
     req.randomness_len = 32;
+    if (packed) req.priority = CZK_PRIO_NORMAL;
 
     czk_engine_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -70,12 +94,14 @@ static void test_winning_2k(void)
     cfg.param_dir = param_dir;
     cfg.gpu_mode = czk_gpu_count() > 0 ? 2 : 1; /* the GPU path where there is one */
     cfg.synthesis_threads = 2;
+    cfg.gpu_pack_copies = packed;
     czk_engine *e = NULL;
     CHECK_STATUS(czk_engine_create(&e, &cfg, &err), CZK_OK);
     if (e == NULL) goto out;
     czk_job_info info;
     CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_OK);
-    CHECK(info.priority == CZK_PRIO_CRITICAL); /* Winning's default */
+    /* CRITICAL: Winning's default */
+    CHECK(info.priority == (packed ? CZK_PRIO_NORMAL : CZK_PRIO_CRITICAL));
     CHECK(strcmp(info.circuit_id, "winning-2k") == 0);
     CHECK(info.partitions == 1);
     CHECK_STATUS(czk_engine_await(e, info.job_id, 300000, &info, &err), CZK_OK);
@@ -83,6 +109,19 @@ static void test_winning_2k(void)
               info.error_message);
     CHECK_MSG(strcmp(info.assigned_gpu, czk_gpu_count() > 0 ? "gpu0" : "cpu") == 0,
               "proved on %s", info.assigned_gpu);
+    if (packed && czk_gpu_count() > 0) {
+        /* Every vector too dense to pack (b, the sparsest, is 73 % values): all plain. The
+         * packing of mostly-0/1 vectors is test_engine's test_gpu_packed. */
+        pack_rec rec;
+        memset(&rec, 0, sizeof rec);
+        pthread_mutex_init(&rec.mu, NULL);
+        uint64_t wh = 0;
+        CHECK_STATUS(czk_engine_watch(e, info.job_id, on_gpu_end, &rec, &wh, &err), CZK_OK);
+        czk_engine_unwatch(e, wh);
+        CHECK_MSG(rec.gpu_ends == 1 && rec.packed0 == 1, "%d gpu_end events, %d with packed=0",
+                  rec.gpu_ends, rec.packed0);
+        pthread_mutex_destroy(&rec.mu);
+    }
     if (info.state == CZK_JOB_DONE) {
         /* Verify with the .vk from disk and inputs from a separate job object. */
         czk_fil_job_input in;
@@ -138,6 +177,10 @@ out:
     snprintf(cmd, sizeof cmd, "rm -rf %s", data_dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", data_dir);
 }
+
+static void test_winning_2k(void) { winning_2k(false); }
+
+static void test_winning_2k_packed(void) { winning_2k(true); }
 
 /*
  * params.test_generate: no parameter files at all; the engine makes winning-2k's test
@@ -258,5 +301,6 @@ int main(void)
     czk_log_set_level(CZK_LOG_ERROR);
     RUN(test_winning_2k);
     RUN(test_winning_2k_in_memory);
+    RUN(test_winning_2k_packed);
     return czk_test_finish();
 }
