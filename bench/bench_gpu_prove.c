@@ -31,7 +31,7 @@
  *
  *   bench_gpu_prove [--log 27] [--reps 5] [--ni 328] [--h2d-gib 4] [--b2 both|gpu|cpu]
  *                   [--no-pageable] [--no-pair] [--gpu 0] [--f 0.0131] [--pipeline 8]
- *                   [--real [--real-only]] [--pipeline-only] [--hog N[:NICE]]
+ *                   [--real [--real-only]] [--pipeline-only] [--hog N[:NICE]] [--pack]
  *
  * --real proves partition 0 of a real 32 GiB PoRep circuit instead of drawn scalars: a
  * synthetic C1 (czk_porep_fixture, the data `czk fixture porep` writes) parsed into a job
@@ -40,7 +40,9 @@
  * the proof does not verify; the GPU's work is the real partition's. --real-only stops after
  * the synthesis and prints the witness profile (runs without a GPU). --pipeline-only skips
  * the one-at-a-time, pair and pageable runs. --hog N[:NICE] spins N threads at nice NICE
- * during the pipeline: the host load of czkd's synthesis threads.
+ * during the pipeline: the host load of czkd's synthesis threads. --pack (or
+ * CZK_BENCH_PACK=1) packs a, b, c and aux once (include/czk/pack.h; the packing's host
+ * time is printed, not counted) and every proof copies the packed forms.
  *
  * Prints a table and closes with a "JSON {...}" line.
  */
@@ -408,7 +410,8 @@ int main(int argc, char **argv)
     unsigned pipe_n = 8;
     int real = 0, real_only = 0, pipe_only = 0;
     unsigned hogs = 0;
-    int pack = 0;
+    /* CZK_BENCH_PACK=1 is --pack (for bench/ab_run.sh's variants, which set environments). */
+    int pack = getenv("CZK_BENCH_PACK") != NULL && strcmp(getenv("CZK_BENCH_PACK"), "0") != 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--log") && i + 1 < argc) log_m = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = (unsigned)atoi(argv[++i]);
