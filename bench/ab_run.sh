@@ -28,20 +28,25 @@ SUM=$OUT/summary.txt
 MSM_ARGS=${MSM_ARGS:-"--min-log 24 --max-log 27 --g2-log 24"}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
     --format=csv,noheader | tee -a "$SUM"
+declare -A tested # a build's tests (and sanitizer runs) once, whatever its variants' environments
 for spec in ${VARIANTS:-default}; do
     d=ab/${spec%%@*}
     venv=()
     if [ "$spec" != "${spec#*@}" ]; then IFS=, read -r -a venv <<<"${spec#*@}"; fi
     v=$(printf '%s' "$spec" | tr '@=,' '___')
     echo "=== $spec" | tee -a "$SUM"
+    first=1
+    [ -n "${tested[$d]:-}" ] && first=0
+    tested[$d]=1
     for t in test_gpu_msm test_gpu_prove; do
+        [ "$first" = 1 ] || continue
         [ -x "$d/$t" ] || continue
         step "$v-$t.log" 120 env CUDA_VISIBLE_DEVICES=0 "${venv[@]}" "$d/$t"
         grep -E "passed, [0-9]+ failed|^FAIL" "$OUT/$v-$t.log" | tee -a "$SUM"
     done
     # SANITIZE=1: compute-sanitizer memcheck of both tests at small sizes (RACE=1: and racecheck
     # of the MSM's).
-    if [ -n "${SANITIZE:-}" ]; then
+    if [ -n "${SANITIZE:-}" ] && [ "$first" = 1 ]; then
         SAN=$(command -v compute-sanitizer ||
             echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")
         for t in test_gpu_msm test_gpu_prove; do
@@ -56,7 +61,7 @@ for spec in ${VARIANTS:-default}; do
         grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$OUT/$v-memcheck.log" \
             "$OUT/$v-racecheck.log" 2>/dev/null | tee -a "$SUM"
     fi
-    if [ -x "$d/bench_gpu_msm" ]; then
+    if [ -x "$d/bench_gpu_msm" ] && [ "${MSM_ARGS}" != none ]; then
         # shellcheck disable=SC2086 # MSM_ARGS is a list of arguments without spaces in them
         step "$v-msm.log" 150 env CUDA_VISIBLE_DEVICES=0 CZK_GPU_MSM_PHASES=1 "${venv[@]}" \
             "$d/bench_gpu_msm" $MSM_ARGS
@@ -66,7 +71,8 @@ for spec in ${VARIANTS:-default}; do
     if [ -x "$d/bench_gpu_prove" ] && [ "${PIPE:-1}" != 0 ]; then
         step "$v-pipe.log" 100 env CUDA_VISIBLE_DEVICES=0 "${venv[@]}" "$d/bench_gpu_prove" --real \
             --reps 3 --b2 gpu --no-pageable --pipeline 10
-        grep -E "pipelined|per proof|wall marks|^JSON" "$OUT/$v-pipe.log" | tee -a "$SUM"
+        grep -E "pipelined|per proof|wall marks|^JSON|^pack |^packed copies|into the call|^  total" \
+            "$OUT/$v-pipe.log" | tee -a "$SUM"
     fi
 done
 cat "$SUM"
