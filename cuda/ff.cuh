@@ -93,6 +93,16 @@
 
 namespace czk_gpu {
 
+/* Set bits of a 64-bit word (bitmaps: the MSM's densities, packed vectors). */
+CZK_HD uint32_t popc64(uint64_t x)
+{
+#if defined(__CUDA_ARCH__)
+    return (uint32_t)__popcll(x);
+#else
+    return (uint32_t)__builtin_popcountll(x);
+#endif
+}
+
 /* ------------------------------------------------------------------------------------ */
 /* Carry-chain primitives                                                               */
 /* ------------------------------------------------------------------------------------ */

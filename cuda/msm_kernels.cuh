@@ -16,15 +16,6 @@ namespace msm {
 constexpr uint32_t KEY_NONE = 0xffffffffu;
 constexpr uint32_t SIGN_BIT = 0x80000000u;
 
-CZK_HD uint32_t popc64(uint64_t x)
-{
-#if defined(__CUDA_ARCH__)
-    return (uint32_t)__popcll(x);
-#else
-    return (uint32_t)__builtin_popcountll(x);
-#endif
-}
-
 CZK_HD uint32_t umin(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
 /* r as 32-bit limbs (constant memory on the device, a host copy for the host build). */

@@ -20,15 +20,6 @@
 namespace czk_gpu {
 namespace pack {
 
-CZK_HD uint32_t popc64(uint64_t x)
-{
-#if defined(__CUDA_ARCH__)
-    return (uint32_t)__popcll(x);
-#else
-    return (uint32_t)__builtin_popcountll(x);
-#endif
-}
-
 /* Element i of the vector: 0, one (`one`, in the output's form) or its value, which
  * CANON turns from Montgomery form into canonical limbs (the witness, as the MSMs read it);
  * otherwise it is written as stored (a, b, c for the transforms). */

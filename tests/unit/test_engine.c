@@ -973,10 +973,11 @@ static void test_verify_retry_and_fallback(void)
     CHECK(strstr(err.msg, "/proc/czk-no-such-dir") != NULL);
 }
 
-/* The gpu_end events' messages of a job (the GPU prover's note). */
+/* The gpu_end events' messages of a job (the GPU prover's note): how many, how many say
+ * the proof was retried, and how many that all four of a, b, c and aux came packed. */
 typedef struct note_rec {
     pthread_mutex_t mu;
-    int gpu_ends, retried;
+    int gpu_ends, retried, packed4;
 } note_rec;
 
 static void on_note(void *ctx, const czk_job_event *ev)
@@ -986,6 +987,7 @@ static void on_note(void *ctx, const czk_job_event *ev)
     if (ev->type == CZK_EV_GPU_END) {
         r->gpu_ends++;
         if (strstr(ev->message, "retried=1") != NULL) r->retried++;
+        if (strstr(ev->message, "packed=4 ") != NULL) r->packed4++;
     }
     pthread_mutex_unlock(&r->mu);
 }
@@ -1029,23 +1031,6 @@ static void test_gpu_oom_retry(void)
     czk_engine_destroy(e);
 }
 
-/* The gpu_end events' notes of a job: how many, and how many with all four vectors packed. */
-typedef struct pack_rec {
-    pthread_mutex_t mu;
-    int gpu_ends, packed4;
-} pack_rec;
-
-static void on_pack_note(void *ctx, const czk_job_event *ev)
-{
-    pack_rec *r = ctx;
-    pthread_mutex_lock(&r->mu);
-    if (ev->type == CZK_EV_GPU_END) {
-        r->gpu_ends++;
-        if (strstr(ev->message, "packed=4 ") != NULL) r->packed4++;
-    }
-    pthread_mutex_unlock(&r->mu);
-}
-
 /*
  * gpus.pack_copies: t2's partition (nine rows in ten boolean) is packed after synthesis
  * and the GPU copies the packed a, b, c and aux (the gpu_end note says packed=4); the proof
@@ -1079,11 +1064,11 @@ static void test_gpu_packed(void)
           czk_groth16_proof_read(&p, info.proof, NULL) == CZK_OK &&
           czk_groth16_verify(&pvk2, &p, z2 + 1, n_inputs2 - 1, NULL) == CZK_OK);
     czk_job_info_clear(&info);
-    pack_rec rec;
+    note_rec rec;
     memset(&rec, 0, sizeof rec);
     pthread_mutex_init(&rec.mu, NULL);
     uint64_t wh = 0;
-    CHECK_STATUS(czk_engine_watch(e, id, on_pack_note, &rec, &wh, &err), CZK_OK);
+    CHECK_STATUS(czk_engine_watch(e, id, on_note, &rec, &wh, &err), CZK_OK);
     czk_engine_unwatch(e, wh);
     CHECK_MSG(rec.gpu_ends == 1 && rec.packed4 == 1, "%d gpu_end events, %d with packed=4",
               rec.gpu_ends, rec.packed4);
