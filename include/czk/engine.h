@@ -124,7 +124,7 @@ typedef struct czk_engine_config {
     /* Partitions larger than the express lane's are packed after synthesis (include/czk/
      * pack.h) and the GPU copies the packed forms (gpus.pack_copies; CZK_GPU_PACK=0/1 in
      * the environment overrides it). Costs pinned memory beside each partition: its
-     * bitmaps and up to a fifth of its bytes. */
+     * bitmaps and up to a sixth of its bytes. */
     bool gpu_pack_copies;
     uint64_t retention_s;          /* finished jobs and proofs kept; default 24 h */
     uint64_t srs_idle_evict_s;     /* idle parameter sets may be evicted after; default 300 */

@@ -87,7 +87,7 @@ static const opt opts[] = {
      "prove workers per GPU (two overlap one's host work with the other's kernels)"},
     {"gpus", "pack_copies", T_BOOL, O(gpu_pack_copies), "false", 0, 0,
      "pack partitions after synthesis (bitmaps of their 0s and 1s, the other values): the GPU "
-     "copies a fraction of the bytes; costs pinned memory (up to a fifth of a partition)"},
+     "copies a fraction of the bytes; costs pinned memory (up to a sixth of a partition)"},
     {"synthesis", "threads", T_U64, O(synthesis_threads), "0", 0, 4096,
      "threads of the math pool; 0 = all CPUs"},
     {"synthesis", "workers", T_U64, O(synthesis_workers), "0", 0, 1024,
