@@ -388,6 +388,26 @@ struct scratch {
         *out = (T *)p;
         return CZK_OK;
     }
+    /* As alloc, but running out of device memory is no error: false, nothing allocated. */
+    template <class T> bool try_alloc(T **out, size_t count)
+    {
+        if (np == (int)(sizeof ptrs / sizeof ptrs[0])) return false;
+        void *p = nullptr;
+        size_t bytes = count * sizeof(T);
+        if (bytes == 0) bytes = 16;
+        if (cudaMallocFromPoolAsync(&p, bytes, pool, st) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return false;
+        }
+        ptrs[np++] = p;
+        *out = (T *)p;
+        return true;
+    }
+    /* Give back (stream-ordered) everything allocated since np was `mark`. */
+    void release_to(int mark)
+    {
+        while (np > mark) cudaFreeAsync(ptrs[--np], st);
+    }
 };
 
 /*
@@ -886,7 +906,7 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     if (none > 0) {
         using A = affine_t<F>;
         const char *mode = getenv("CZK_GPU_MSM_ONES");
-        const bool tree = mode == nullptr || strcmp(mode, "xyzz") != 0;
+        bool tree = mode == nullptr || strcmp(mode, "xyzz") != 0;
         uint32_t stop = 1u << 22;
         if (unsigned k = env_knob("CZK_GPU_MSM_ONES_STOP", 64, 1u << 30)) stop = k;
         uint32_t K = 16;
@@ -903,24 +923,33 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
         const A *rest = bases;        /* what the XYZZ path sums: the bases through */
         const uint64_t *rest_ik = one_ik; /* rest_ik, or an array of points */
         uint32_t nrest = none;
+        /* The tree's scratch (about 3.8 GB for a PoRep partition's 62 M ones in G1) is
+         * optional: where the device has no room for it, the XYZZ path sums all the ones,
+         * as it did before the tree, rather than failing the MSM. CZK_GPU_MSM_ONES_NOROOM=1
+         * (tests) behaves as if the first allocation failed. */
+        const char *noroom = getenv("CZK_GPU_MSM_ONES_NOROOM");
+        if (noroom != nullptr && strcmp(noroom, "1") == 0) tree = false;
+        /* nseg segments whose sizes differ by at most 1: segment s is
+         * [s·none/nseg, (s + 1)·none/nseg), at least seg_max/2 ≥ stop points (at least 2, as
+         * a level needs) and at most seg. */
+        const uint32_t nseg = (uint32_t)((none + seg_max - 1) / seg_max);
+        const uint32_t seg = (uint32_t)(((uint64_t)none + nseg - 1) / nseg);
+        const uint32_t half = (seg + 1) / 2;
+        A *pa = nullptr, *pb = nullptr, *fin = nullptr;
+        F *pre = nullptr, *tv = nullptr;
+        ones::tree_plan big{};
         if (tree && none > stop) {
-            /* nseg segments whose sizes differ by at most 1: segment s is
-             * [s·none/nseg, (s + 1)·none/nseg), at least seg_max/2 ≥ stop points (at least 2,
-             * as a level needs) and at most seg. */
-            const uint32_t nseg = (uint32_t)((none + seg_max - 1) / seg_max);
-            const uint32_t seg = (uint32_t)(((uint64_t)none + nseg - 1) / nseg);
-            const uint32_t half = (seg + 1) / 2;
-            const ones::tree_plan big = ones::plan_tree(ones::pass_threads(seg / 2, K), M);
-            A *pa, *pb, *fin = nullptr;
-            F *pre, *tv;
-            TRY_STATUS(sc.alloc(&pa, half, err));
-            TRY_STATUS(sc.alloc(&pb, (half + 1) / 2, err));
-            TRY_STATUS(sc.alloc(&pre, seg / 2, err));
-            TRY_STATUS(sc.alloc(&tv, big.size, err));
+            big = ones::plan_tree(ones::pass_threads(seg / 2, K), M);
+            const int mark = sc.np;
             /* Several segments leave their last levels side by side in fin; one leaves them
              * where its last level wrote them (no copy, and stop points less memory: 0.4 GB
              * for G1, 0.8 GB for G2 at the default stop). */
-            if (nseg > 1) TRY_STATUS(sc.alloc(&fin, (size_t)nseg * stop, err));
+            tree = sc.try_alloc(&pa, half) && sc.try_alloc(&pb, (half + 1) / 2) &&
+                   sc.try_alloc(&pre, seg / 2) && sc.try_alloc(&tv, big.size) &&
+                   (nseg == 1 || sc.try_alloc(&fin, (size_t)nseg * stop));
+            if (!tree) sc.release_to(mark);
+        }
+        if (tree && none > stop) {
             uint32_t nfin = 0;
             for (uint32_t s = 0; s < nseg; s++) {
                 const uint32_t s0 = (uint32_t)((uint64_t)s * none / nseg);

@@ -614,8 +614,9 @@ static void test_g2_msm(void)
  * CZK_GPU_MSM_ONES_SEG=4096 several trees, one after the other. Bases edited for infinity,
  * repeats and opposites meet every special pair (P + P, P + (−P), infinity) at level 0;
  * repeats also make later levels see equal points. Also 2^18 ones with a stop of 2^16 (two
- * levels of full-size launches) and with the defaults (the XYZZ path below the stop), and the
- * XYZZ path alone (CZK_GPU_MSM_ONES=xyzz) on the same inputs.
+ * levels of full-size launches) and with the defaults (the XYZZ path below the stop), the
+ * XYZZ path alone (CZK_GPU_MSM_ONES=xyzz) on the same inputs, and the fallback to it when
+ * the tree's scratch does not fit (simulated: CZK_GPU_MSM_ONES_NOROOM=1).
  */
 static void test_ones_tree(void)
 {
@@ -638,6 +639,12 @@ static void test_ones_tree(void)
     setenv("CZK_GPU_MSM_ONES", "xyzz", 1);
     g1_msm_check("ones by XYZZ alone", b, s, n, NULL, false);
     unsetenv("CZK_GPU_MSM_ONES");
+    /* No room for the tree's scratch (simulated): the XYZZ path sums them instead. */
+    setenv("CZK_GPU_MSM_ONES_STOP", "64", 1);
+    setenv("CZK_GPU_MSM_ONES_NOROOM", "1", 1);
+    g1_msm_check("ones, no room for the tree", b, s, n, NULL, false);
+    unsetenv("CZK_GPU_MSM_ONES_NOROOM");
+    unsetenv("CZK_GPU_MSM_ONES_STOP");
 
     /* The G2 case reuses s: at most n scalars (small mode's n is 3000). */
     size_t m = small_mode ? 2048 : 5000;
