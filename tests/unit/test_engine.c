@@ -39,11 +39,12 @@ static uint8_t *wtns2;
 static size_t wtns2_len;
 
 /*
- * A random satisfiable R1CS with n_pub public inputs and n_mul product rows: row j
- * multiplies a random LC of earlier variables by one earlier variable and defines a new aux
- * variable as the product. Returns the witness.
+ * A random satisfiable R1CS with n_pub public inputs and n_mul rows, each defining a new
+ * aux variable: row j multiplies a random LC of earlier variables by one earlier variable,
+ * or, for about bits_in_10 rows in ten, is x·x = x on a fresh bit x (A, B and C then 0 or
+ * 1, as most of a PoRep's rows and witness are). Returns the witness.
  */
-static czk_fr *random_circuit(czk_r1cs *r, uint32_t n_pub, uint32_t n_mul)
+static czk_fr *random_circuit(czk_r1cs *r, uint32_t n_pub, uint32_t n_mul, unsigned bits_in_10)
 {
     uint32_t ni = 1 + n_pub, na = n_mul + 1, nv = ni + na;
     czk_fr *z = czk_malloc(nv * sizeof *z);
@@ -59,6 +60,16 @@ static czk_fr *random_circuit(czk_r1cs *r, uint32_t n_pub, uint32_t n_mul)
         r->a.row_ptr[j] = ka;
         r->b.row_ptr[j] = kb;
         r->c.row_ptr[j] = kc;
+        if (bits_in_10 > 0 && czk_test_rand64() % 10 < bits_in_10) {
+            z[out] = czk_test_rand64() & 1 ? CZK_FR_ONE : CZK_FR_ZERO;
+            r->a.col[ka] = out;
+            r->a.val[ka++] = CZK_FR_ONE;
+            r->b.col[kb] = out;
+            r->b.val[kb++] = CZK_FR_ONE;
+            r->c.col[kc] = out;
+            r->c.val[kc++] = CZK_FR_ONE;
+            continue;
+        }
         czk_fr av = CZK_FR_ZERO, bv, coeff, t;
         uint32_t v0 = (uint32_t)(czk_test_rand64() % out), v1 = (uint32_t)(czk_test_rand64() % out);
         if (v1 == v0) v1 = (v0 + 1) % out;
@@ -84,57 +95,6 @@ static czk_fr *random_circuit(czk_r1cs *r, uint32_t n_pub, uint32_t n_mul)
     r->a.row_ptr[n_mul] = ka;
     r->b.row_ptr[n_mul] = kb;
     r->c.row_ptr[n_mul] = kc;
-    r->a.nnz = ka;
-    r->b.nnz = kb;
-    r->c.nnz = kc;
-    return z;
-}
-
-/*
- * A random satisfiable R1CS of n_rows rows, nine in ten of them x·x = x on a fresh aux bit
- * x (A, B and C then 0 or 1, as most of a PoRep's rows and witness are), the others
- * random_circuit's products into a fresh aux variable. Returns the witness.
- */
-static czk_fr *bits_circuit(czk_r1cs *r, uint32_t n_pub, uint32_t n_rows)
-{
-    uint32_t ni = 1 + n_pub, na = n_rows + 1, nv = ni + na;
-    czk_fr *z = czk_malloc(nv * sizeof *z);
-    z[0] = CZK_FR_ONE;
-    for (uint32_t i = 1; i < ni; i++) czk_test_rand_fr(&z[i]);
-    czk_test_rand_fr(&z[ni]);
-    uint64_t nnz = (uint64_t)n_rows * 2;
-    CHECK_STATUS(czk_r1cs_alloc(r, ni, na, n_rows, nnz, nnz, nnz, NULL), CZK_OK);
-    r->has_c = true;
-    uint64_t ka = 0, kb = 0, kc = 0;
-    for (uint32_t j = 0; j < n_rows; j++) {
-        uint32_t out = ni + 1 + j;
-        r->a.row_ptr[j] = ka;
-        r->b.row_ptr[j] = kb;
-        r->c.row_ptr[j] = kc;
-        if (czk_test_rand64() % 10 != 0) {
-            z[out] = czk_test_rand64() & 1 ? CZK_FR_ONE : CZK_FR_ZERO;
-            r->a.col[ka] = out;
-            r->a.val[ka++] = CZK_FR_ONE;
-            r->b.col[kb] = out;
-            r->b.val[kb++] = CZK_FR_ONE;
-        } else {
-            uint32_t v0 = (uint32_t)(czk_test_rand64() % out);
-            uint32_t v1 = (uint32_t)(czk_test_rand64() % out);
-            czk_fr coeff;
-            czk_test_rand_fr(&coeff);
-            r->a.col[ka] = v0;
-            r->a.val[ka++] = coeff;
-            r->b.col[kb] = v1;
-            r->b.val[kb++] = CZK_FR_ONE;
-            czk_fr_mul(&z[out], &coeff, &z[v0]);
-            czk_fr_mul(&z[out], &z[out], &z[v1]);
-        }
-        r->c.col[kc] = out;
-        r->c.val[kc++] = CZK_FR_ONE;
-    }
-    r->a.row_ptr[n_rows] = ka;
-    r->b.row_ptr[n_rows] = kb;
-    r->c.row_ptr[n_rows] = kc;
     r->a.nnz = ka;
     r->b.nnz = kb;
     r->c.nnz = kc;
@@ -175,7 +135,7 @@ static void setup_fixture(void)
     snprintf(param_dir, sizeof param_dir, "%s/params", tmpdir);
     mkdir(param_dir, 0700);
     czk_r1cs r;
-    z_good = random_circuit(&r, 3, 120);
+    z_good = random_circuit(&r, 3, 120, 0);
     uint32_t bad = 0;
     CHECK(czk_r1cs_is_satisfied(&r, z_good, &bad));
     char path[400];
@@ -195,7 +155,7 @@ static void setup_fixture(void)
     czk_free(zb);
     /* t2, the mostly-boolean circuit. */
     czk_r1cs r2;
-    z2 = bits_circuit(&r2, 2, 3000);
+    z2 = random_circuit(&r2, 2, 3000, 9);
     CHECK(czk_r1cs_is_satisfied(&r2, z2, &bad));
     snprintf(path, sizeof path, "%s/t2.zkey", param_dir);
     CHECK_STATUS(czk_groth16_setup_zkey(path, &r2, &vk2, NULL, NULL, NULL, &err), CZK_OK);
