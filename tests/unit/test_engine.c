@@ -952,6 +952,20 @@ static void on_note(void *ctx, const czk_job_event *ev)
     pthread_mutex_unlock(&r->mu);
 }
 
+/* The counts of on_note over a job's events so far (the job has ended). */
+static note_rec job_notes(czk_engine *e, const char *id)
+{
+    note_rec rec;
+    memset(&rec, 0, sizeof rec);
+    pthread_mutex_init(&rec.mu, NULL);
+    uint64_t wh = 0;
+    czk_err err;
+    CHECK_STATUS(czk_engine_watch(e, id, on_note, &rec, &wh, &err), CZK_OK);
+    czk_engine_unwatch(e, wh);
+    pthread_mutex_destroy(&rec.mu);
+    return rec;
+}
+
 /* A GPU proof that runs out of device memory (as one beside a proof that handed the GPU
  * on can) is proved again on the GPU with it to itself, not failed nor sent to the CPU. */
 static void test_gpu_oom_retry(void)
@@ -974,12 +988,7 @@ static void test_gpu_oom_retry(void)
     CHECK_STATUS(czk_engine_await(e, id, 60000, &info, &err), CZK_OK);
     CHECK(info.state == CZK_JOB_DONE && proof_valid(&info));
     czk_job_info_clear(&info);
-    note_rec rec;
-    memset(&rec, 0, sizeof rec);
-    pthread_mutex_init(&rec.mu, NULL);
-    uint64_t wh = 0;
-    CHECK_STATUS(czk_engine_watch(e, id, on_note, &rec, &wh, &err), CZK_OK);
-    czk_engine_unwatch(e, wh);
+    note_rec rec = job_notes(e, id);
     CHECK_MSG(rec.gpu_ends == 1 && rec.retried == 1, "%d gpu_end events, %d retried",
               rec.gpu_ends, rec.retried);
     /* The GPU's lock and in-flight count are back: the next job proves normally. */
@@ -987,7 +996,6 @@ static void test_gpu_oom_retry(void)
     CHECK_STATUS(czk_engine_await(e, info.job_id, 60000, &info, &err), CZK_OK);
     CHECK(info.state == CZK_JOB_DONE && proof_valid(&info));
     czk_job_info_clear(&info);
-    pthread_mutex_destroy(&rec.mu);
     czk_engine_destroy(e);
 }
 
@@ -1024,15 +1032,9 @@ static void test_gpu_packed(void)
           czk_groth16_proof_read(&p, info.proof, NULL) == CZK_OK &&
           czk_groth16_verify(&pvk2, &p, z2 + 1, n_inputs2 - 1, NULL) == CZK_OK);
     czk_job_info_clear(&info);
-    note_rec rec;
-    memset(&rec, 0, sizeof rec);
-    pthread_mutex_init(&rec.mu, NULL);
-    uint64_t wh = 0;
-    CHECK_STATUS(czk_engine_watch(e, id, on_note, &rec, &wh, &err), CZK_OK);
-    czk_engine_unwatch(e, wh);
+    note_rec rec = job_notes(e, id);
     CHECK_MSG(rec.gpu_ends == 1 && rec.packed4 == 1, "%d gpu_end events, %d with packed=4",
               rec.gpu_ends, rec.packed4);
-    pthread_mutex_destroy(&rec.mu);
     req = circom_req(NULL, wtns_good, wtns_good_len, CZK_PRIO_NORMAL);
     CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_OK);
     CHECK_STATUS(czk_engine_await(e, info.job_id, 60000, &info, &err), CZK_OK);
