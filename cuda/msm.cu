@@ -903,6 +903,7 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
      */
     /* With CZK_GPU_MSM_PHASES the ones' time too, and the whole call's on the device. */
     if (phases && none > 0) TRY(cudaEventRecord(ph[5], sc.st));
+    size_t ones_by_tree = 0;
     if (none > 0) {
         using A = affine_t<F>;
         const char *mode = getenv("CZK_GPU_MSM_ONES");
@@ -925,10 +926,10 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
         uint32_t nrest = none;
         /* The tree's scratch (about 3.8 GB for a PoRep partition's 62 M ones in G1) is
          * optional: where the device has no room for it, the XYZZ path sums all the ones,
-         * as it did before the tree, rather than failing the MSM. CZK_GPU_MSM_ONES_NOROOM=1
-         * (tests) behaves as if the first allocation failed. */
-        const char *noroom = getenv("CZK_GPU_MSM_ONES_NOROOM");
-        if (noroom != nullptr && strcmp(noroom, "1") == 0) tree = false;
+         * as it did before the tree, rather than failing the MSM. CZK_GPU_MSM_ONES_NOROOM=k
+         * (tests) makes the tree's k-th allocation fail (1..5; the fifth exists only with
+         * several segments), so that the ones allocated before it are given back. */
+        unsigned fail_at = env_knob("CZK_GPU_MSM_ONES_NOROOM", 1, 5);
         /* nseg segments whose sizes differ by at most 1: segment s is
          * [s·none/nseg, (s + 1)·none/nseg), at least seg_max/2 ≥ stop points (at least 2, as
          * a level needs) and at most seg. */
@@ -944,9 +945,12 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
             /* Several segments leave their last levels side by side in fin; one leaves them
              * where its last level wrote them (no copy, and stop points less memory: 0.4 GB
              * for G1, 0.8 GB for G2 at the default stop). */
-            tree = sc.try_alloc(&pa, half) && sc.try_alloc(&pb, (half + 1) / 2) &&
-                   sc.try_alloc(&pre, seg / 2) && sc.try_alloc(&tv, big.size) &&
-                   (nseg == 1 || sc.try_alloc(&fin, (size_t)nseg * stop));
+            unsigned k = 0;
+            auto take = [&](auto **out, size_t count) {
+                return ++k != fail_at && sc.try_alloc(out, count);
+            };
+            tree = take(&pa, half) && take(&pb, (half + 1) / 2) && take(&pre, seg / 2) &&
+                   take(&tv, big.size) && (nseg == 1 || take(&fin, (size_t)nseg * stop));
             if (!tree) sc.release_to(mark);
         }
         if (tree && none > stop) {
@@ -995,6 +999,7 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
             rest = fin;
             rest_ik = nullptr;
             nrest = nfin;
+            ones_by_tree = none;
         }
         uint32_t L = 64;
         uint32_t chunks = (nrest + L - 1) / L;
@@ -1050,6 +1055,7 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
         TRY(cudaEventElapsedTime(&ms, sc.ev0, sc.ev1));
         stats->n_sig = nsig;
         stats->n_one = none;
+        stats->n_one_tree = ones_by_tree;
         stats->n_zero = need - nsig - none;
         stats->window_bits = c;
         stats->windows = nwin;

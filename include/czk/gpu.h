@@ -66,6 +66,8 @@ typedef struct czk_gpu_scalars czk_gpu_scalars;
 typedef struct czk_gpu_msm_stats {
     size_t n_zero;      /**< scalars with a set density bit that are 0 mod r (skipped) */
     size_t n_one;       /**< scalars equal to 1 mod r (batch-added) */
+    size_t n_one_tree;  /**< of n_one, summed by the batch-affine tree (0: all by XYZZ
+                             additions: below the tree's threshold, or no room for it) */
     size_t n_sig;       /**< the rest, through Pippenger */
     unsigned window_bits; /**< the widest window's bits (the others have one less) */
     unsigned windows;

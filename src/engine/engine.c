@@ -444,8 +444,9 @@ static uint64_t pack_area_bytes(const czk__params *pe)
     return words * 20 + 4 * 3 * 64 + (3 * m + na) * sizeof(czk_fr) / PACK_VALS_DIV;
 }
 
-/* Express partitions (ordinary memory, see part_express) are never packed: their buffer is
- * sized like the others', but pack_partition skips heap buffers. */
+/* Express partitions (ordinary memory, see part_express) are never packed: their buffers
+ * and reservations have no pack area (synth_main's admission), and pack_partition skips
+ * heap buffers. */
 static bool part_packs(const czk_engine *e)
 {
     return e->gpu_pack && e->use_gpu;
@@ -873,7 +874,9 @@ static void *synth_main(void *arg)
             timed_wait(&e->cv_work, &e->mu, 1000);
             continue;
         }
-        uint64_t need = part_bytes(e, pe);
+        /* An express partition is never packed (pack_partition): no pack area. */
+        const bool exp = part_express(p);
+        uint64_t need = exp ? part_base_bytes(pe) : part_bytes(e, pe);
         if (!budget_fit(e, need, true)) {
             timed_wait(&e->cv_work, &e->mu, 1000);
             continue;
@@ -886,7 +889,7 @@ static void *synth_main(void *arg)
         /* An express partition (a WinningPoSt's 50 MB) takes ordinary memory: copying it
          * from pageable memory costs milliseconds, and it must never wait for the pool,
          * whose growth page-locks gigabytes at a time. */
-        p->heap_buf = part_express(p);
+        p->heap_buf = exp;
         p->have_buf = !p->heap_buf && czk__pinned_try_reuse(&e->pinned, need, &p->buf);
         p->reserved = need;
         e->reserved += need;

@@ -609,6 +609,37 @@ static void test_g2_msm(void)
 }
 
 /*
+ * One G1 MSM of bases b (uploaded for it) with CZK_GPU_MSM_ONES_NOROOM set to `noroom`
+ * (NULL: unset): the sum must equal the CPU's, and the stats must say whether the ones'
+ * tree summed the ones (all of them) or the XYZZ path did (none by the tree).
+ */
+static void ones_path_check(const char *what, const czk_g1_affine *b, const czk_scalar *s,
+                            size_t n, const char *noroom, bool want_tree)
+{
+    czk_g1_jac want, got;
+    czk_g1s_msm(&want, b, s, n, NULL, NULL, pool);
+    if (noroom != NULL) setenv("CZK_GPU_MSM_ONES_NOROOM", noroom, 1);
+    czk_err err;
+    czk_err_clear(&err);
+    czk_gpu_bases *db = NULL;
+    czk_gpu_scalars *ds = NULL;
+    czk_gpu_msm_stats stats;
+    memset(&stats, 0, sizeof stats);
+    czk_status st = czk_gpu_g1_bases_upload(0, b, n, &db, &err);
+    if (st == CZK_OK) st = czk_gpu_scalars_upload(0, s, n, &ds, &err);
+    if (st == CZK_OK) st = czk_gpu_g1s_msm_resident(&got, db, ds, n, NULL, &stats, &err);
+    czk_gpu_scalars_destroy(ds);
+    czk_gpu_bases_destroy(db);
+    unsetenv("CZK_GPU_MSM_ONES_NOROOM");
+    CHECK_MSG(st == CZK_OK, "%s n=%zu: %s %s", what, n, czk_status_name(st), err.msg);
+    if (st != CZK_OK) return;
+    CHECK_MSG(czk_g1_jac_eq(&got, &want), "%s: G1 MSM n=%zu differs from the CPU", what, n);
+    CHECK_MSG(stats.n_one > 64 && stats.n_one_tree == (want_tree ? stats.n_one : 0),
+              "%s: %zu ones, %zu of them by the tree (want %s)", what, stats.n_one,
+              stats.n_one_tree, want_tree ? "all" : "none");
+}
+
+/*
  * The ones' batch-affine tree (cuda/ones_affine.cuh). With the defaults it runs only past
  * 2^22 ones; CZK_GPU_MSM_ONES_STOP=64 makes these sizes take many levels (20000 ones: 9), and
  * CZK_GPU_MSM_ONES_SEG=4096 several trees, one after the other. Bases edited for infinity,
@@ -616,7 +647,8 @@ static void test_g2_msm(void)
  * repeats also make later levels see equal points. Also 2^18 ones with a stop of 2^16 (two
  * levels of full-size launches) and with the defaults (the XYZZ path below the stop), the
  * XYZZ path alone (CZK_GPU_MSM_ONES=xyzz) on the same inputs, and the fallback to it when
- * the tree's scratch does not fit (simulated: CZK_GPU_MSM_ONES_NOROOM=1).
+ * the tree's scratch does not fit (simulated: CZK_GPU_MSM_ONES_NOROOM=k), which the
+ * stats must show (n_one_tree).
  */
 static void test_ones_tree(void)
 {
@@ -639,11 +671,20 @@ static void test_ones_tree(void)
     setenv("CZK_GPU_MSM_ONES", "xyzz", 1);
     g1_msm_check("ones by XYZZ alone", b, s, n, NULL, false);
     unsetenv("CZK_GPU_MSM_ONES");
-    /* No room for the tree's scratch (simulated): the XYZZ path sums them instead. */
+    /* No room for the tree's scratch (simulated): the XYZZ path sums them instead. The
+     * stats say which path ran: all ones by the tree, then none when its first, its fourth
+     * (three given back) or, with several segments, its fifth allocation fails. */
+    fill_scalars(s, n, ONES);
     setenv("CZK_GPU_MSM_ONES_STOP", "64", 1);
-    setenv("CZK_GPU_MSM_ONES_NOROOM", "1", 1);
-    g1_msm_check("ones, no room for the tree", b, s, n, NULL, false);
-    unsetenv("CZK_GPU_MSM_ONES_NOROOM");
+    ones_path_check("ones, room for the tree", b, s, n, NULL, true);
+    ones_path_check("ones, no room for the tree", b, s, n, "1", false);
+    ones_path_check("ones, no room for the tree's fourth buffer", b, s, n, "4", false);
+    if (n > 4096) {
+        setenv("CZK_GPU_MSM_ONES_SEG", "4096", 1);
+        ones_path_check("ones in segments, room for the tree", b, s, n, NULL, true);
+        ones_path_check("ones in segments, no room for their sums", b, s, n, "5", false);
+        unsetenv("CZK_GPU_MSM_ONES_SEG");
+    }
     unsetenv("CZK_GPU_MSM_ONES_STOP");
 
     /* The G2 case reuses s: at most n scalars (small mode's n is 3000). */

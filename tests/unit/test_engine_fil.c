@@ -8,7 +8,8 @@
  * Then the same job with the engine's test_params and no parameter files at all, and the
  * job at NORMAL priority with gpus.pack_copies: a Winning PoSt's rows are Poseidon's, more
  * than half of every vector neither 0 nor 1, so none is packed (the gpu_end note says
- * packed=0 where there is a GPU) and the proof is the same as without.
+ * packed=0 where there is a GPU) and the proof is the same as without; then at its
+ * default priority, through the express lane, on the same engine.
  */
 #include "czk/alloc.h"
 #include "czk/engine.h"
@@ -158,6 +159,21 @@ static void winning_2k(bool packed)
         czk_fil_job_destroy(fj);
     }
     czk_job_info_clear(&info);
+    if (packed) {
+        /* The same job at its default priority takes the express lane (ordinary memory,
+         * never packed, so reserved without the pack area) on the same engine. */
+        req.priority = CZK_PRIO_CRITICAL;
+        CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_OK);
+        CHECK_STATUS(czk_engine_await(e, info.job_id, 300000, &info, &err), CZK_OK);
+        CHECK_MSG(info.state == CZK_JOB_DONE, "express: state %s: %s",
+                  czk_job_state_name(info.state), info.error_message);
+        /* Either of the GPU's provers may take it; what matters is that the partition,
+         * admitted into a heap buffer without the pack area, proves. */
+        CHECK_MSG(strncmp(info.assigned_gpu, czk_gpu_count() > 0 ? "gpu0" : "cpu", 3) == 0,
+                  "express: proved on %s", info.assigned_gpu);
+        czk_job_info_clear(&info);
+        req.priority = CZK_PRIO_NORMAL;
+    }
 
     /* A vanilla proof with a flipped byte in a Merkle path: refused at submit. */
     uint8_t *bad = czk_malloc(vl);
