@@ -198,16 +198,16 @@ czk_status srs_make_empty(czk_gpu_srs **out, int gpu, const czk_groth16_params *
 }
 
 /* Section `sec` of an SRS: its handle, length and group; false for an unknown section. */
-bool srs_section(const czk_gpu_srs *s, czk_gpu_srs_section sec, czk_gpu_bases **b, size_t *len,
+bool srs_section(const czk_gpu_srs *s, czk_groth16_section sec, czk_gpu_bases **b, size_t *len,
                  int *group)
 {
     *group = 1;
     switch (sec) {
-    case CZK_GPU_SRS_H: *b = s->h, *len = s->h_len; return true;
-    case CZK_GPU_SRS_L: *b = s->l, *len = s->l_len; return true;
-    case CZK_GPU_SRS_A: *b = s->a, *len = s->a_len; return true;
-    case CZK_GPU_SRS_B_G1: *b = s->b1, *len = s->b1_len; return true;
-    case CZK_GPU_SRS_B_G2: *b = s->b2, *len = s->b2_len, *group = 2; return true;
+    case CZK_G16_H: *b = s->h, *len = s->h_len; return true;
+    case CZK_G16_L: *b = s->l, *len = s->l_len; return true;
+    case CZK_G16_A: *b = s->a, *len = s->a_len; return true;
+    case CZK_G16_B_G1: *b = s->b1, *len = s->b1_len; return true;
+    case CZK_G16_B_G2: *b = s->b2, *len = s->b2_len, *group = 2; return true;
     }
     return false;
 }
@@ -1065,7 +1065,7 @@ czk_status czk_gpu_srs_create_empty(czk_gpu_srs **out, int gpu, const czk_groth1
     return srs_make_empty(out, gpu, pk, err);
 }
 
-czk_status czk_gpu_srs_fixed_base(czk_gpu_srs *srs, czk_gpu_srs_section sec, size_t first,
+czk_status czk_gpu_srs_fixed_base(czk_gpu_srs *srs, czk_groth16_section sec, size_t first,
                                   const czk_fr *k, size_t n, czk_err *err)
 {
     czk_gpu_bases *b;
@@ -1085,7 +1085,7 @@ czk_status czk_gpu_srs_fixed_base(czk_gpu_srs *srs, czk_gpu_srs_section sec, siz
     return czk__gpu_fixed_base_dev(srs->gpu, group, dst, k, n, err);
 }
 
-czk_status czk_gpu_srs_download(const czk_gpu_srs *srs, czk_gpu_srs_section sec, size_t first,
+czk_status czk_gpu_srs_download(const czk_gpu_srs *srs, czk_groth16_section sec, size_t first,
                                 size_t count, void *out, czk_err *err)
 {
     czk_gpu_bases *b;

@@ -69,14 +69,14 @@ czk_status czk_gpu_srs_create_empty(czk_gpu_srs **out, int gpu, const czk_groth1
     return NO_GPU(err);
 }
 
-czk_status czk_gpu_srs_fixed_base(czk_gpu_srs *srs, czk_gpu_srs_section sec, size_t first,
+czk_status czk_gpu_srs_fixed_base(czk_gpu_srs *srs, czk_groth16_section sec, size_t first,
                                   const czk_fr *k, size_t n, czk_err *err)
 {
     (void)srs, (void)sec, (void)first, (void)k, (void)n;
     return NO_GPU(err);
 }
 
-czk_status czk_gpu_srs_download(const czk_gpu_srs *srs, czk_gpu_srs_section sec, size_t first,
+czk_status czk_gpu_srs_download(const czk_gpu_srs *srs, czk_groth16_section sec, size_t first,
                                 size_t count, void *out, czk_err *err)
 {
     (void)srs, (void)sec, (void)first, (void)count, (void)out;

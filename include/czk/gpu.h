@@ -223,14 +223,6 @@ CZK_API czk_status czk_gpu_srs_synthesize(czk_gpu_srs **out, int gpu,
                                           czk_err *err);
 CZK_API void czk_gpu_srs_destroy(czk_gpu_srs *srs);
 
-/** The sections of an SRS, for filling and reading them one at a time. */
-typedef enum czk_gpu_srs_section {
-    CZK_GPU_SRS_H = 0,
-    CZK_GPU_SRS_L = 1,
-    CZK_GPU_SRS_A = 2,
-    CZK_GPU_SRS_B_G1 = 3,
-    CZK_GPU_SRS_B_G2 = 4 /* the only G2 section */
-} czk_gpu_srs_section;
 
 /**
  * An SRS of the shape of `pk` (only its lengths are read; its point arrays may be NULL)
@@ -247,12 +239,12 @@ CZK_API czk_status czk_gpu_srs_create_empty(czk_gpu_srs **out, int gpu,
  * when the points are written. CZK_EINVAL when [first, first + n) is outside the section.
  * Not to be called while the SRS is in use by a proof.
  */
-CZK_API czk_status czk_gpu_srs_fixed_base(czk_gpu_srs *srs, czk_gpu_srs_section sec,
+CZK_API czk_status czk_gpu_srs_fixed_base(czk_gpu_srs *srs, czk_groth16_section sec,
                                           size_t first, const czk_fr *k, size_t n,
                                           czk_err *err);
 /** Copy points [first, first + count) of section `sec` to the host (czk_g1_affine, or
  *  czk_g2_affine for B_G2). */
-CZK_API czk_status czk_gpu_srs_download(const czk_gpu_srs *srs, czk_gpu_srs_section sec,
+CZK_API czk_status czk_gpu_srs_download(const czk_gpu_srs *srs, czk_groth16_section sec,
                                         size_t first, size_t count, void *out, czk_err *err);
 /** Device bytes the SRS holds. */
 CZK_API uint64_t czk_gpu_srs_bytes(const czk_gpu_srs *srs);

@@ -63,6 +63,23 @@ typedef struct czk_groth16_params {
 CZK_API void czk_groth16_vk_free(czk_groth16_vk *vk);
 CZK_API void czk_groth16_params_free(czk_groth16_params *p);
 
+/** The point sections of a proving key, in the .params file's order. */
+typedef enum czk_groth16_section {
+    CZK_G16_H = 0,
+    CZK_G16_L = 1,
+    CZK_G16_A = 2,
+    CZK_G16_B_G1 = 3,
+    CZK_G16_B_G2 = 4 /* the only G2 section */
+} czk_groth16_section;
+#define CZK_G16_SECTIONS 5
+
+/** "h", "l", "a", "b_g1", "b_g2" ("?" for anything else). */
+CZK_API const char *czk_groth16_section_name(czk_groth16_section s);
+/** Points in section s of p (its *_len field). */
+CZK_API size_t czk_groth16_section_len(const czk_groth16_params *p, czk_groth16_section s);
+/** Bytes of one decoded point of section s: sizeof(czk_g1_affine), or czk_g2_affine's. */
+CZK_API size_t czk_groth16_section_elem(czk_groth16_section s);
+
 /* ------------------------------------------------------------------------------------ */
 /* Prover                                                                               */
 /* ------------------------------------------------------------------------------------ */
@@ -235,6 +252,43 @@ CZK_API czk_status czk_groth16_params_read_file(czk_groth16_params *out, const c
                                                 czk_err *err);
 CZK_API czk_status czk_groth16_params_write_file(const czk_groth16_params *p, const char *path,
                                                  czk_err *err);
+
+/**
+ * A .params file opened for loading in parts, for keys too large to hold twice: the file
+ * is mapped read-only, its verifying key and section lengths validated as by
+ * czk_groth16_params_read_file, and its points decoded on demand, a range at a time, into
+ * memory the caller chooses (a GPU's staging buffer, page-locked host memory). The pages a
+ * decode read are dropped from the process afterwards, so the open file holds no memory
+ * between calls (they are read from the file again if needed).
+ */
+typedef struct czk_groth16_params_file czk_groth16_params_file;
+
+/**
+ * Open `path`. *shape gets the key without its points: conv, vk (owned by *shape: free it
+ * with czk_groth16_params_free), n_inputs, n_aux, log_m and every section length, the
+ * point arrays NULL. Errors as czk_groth16_params_read_file's.
+ */
+CZK_API czk_status czk_groth16_params_file_open(czk_groth16_params_file **out, const char *path,
+                                                czk_groth16_params *shape, czk_err *err);
+/**
+ * Decode points [first, first + n) of section `sec` into dst (czk_g1_affine, or
+ * czk_g2_affine for b_g2), with the checks of czk_groth16_params_read_file (identity
+ * rejected, subgroup when check_subgroup); `pool` (may be NULL) decodes in parallel. An
+ * error names the file, the section and the index of the first bad point in the section.
+ * Several threads may decode disjoint ranges of one file at once.
+ */
+CZK_API czk_status czk_groth16_params_file_decode(czk_groth16_params_file *f,
+                                                  czk_groth16_section sec, size_t first,
+                                                  size_t n, void *dst, bool check_subgroup,
+                                                  czk_pool *pool, czk_err *err);
+/** Ask the kernel to start reading points [first, first + n) of `sec` (a hint). */
+CZK_API void czk_groth16_params_file_prefetch(czk_groth16_params_file *f, czk_groth16_section sec,
+                                              size_t first, size_t n);
+/** The file's path and size in bytes. */
+CZK_API const char *czk_groth16_params_file_path(const czk_groth16_params_file *f);
+CZK_API uint64_t czk_groth16_params_file_size(const czk_groth16_params_file *f);
+/** Unmap and free (NULL is ignored). */
+CZK_API void czk_groth16_params_file_close(czk_groth16_params_file *f);
 
 /* ------------------------------------------------------------------------------------ */
 /* circom / snarkjs                                                                     */

@@ -11,6 +11,8 @@
 
 #include <inttypes.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* Bytes of the verifying key before the IC points: six points and the u32 ic_len. */
 #define VK_FIXED_SIZE (3 * 96 + 3 * 192 + 4)
@@ -118,7 +120,7 @@ static czk_status vk_parse(czk_groth16_vk *out, const uint8_t *in, size_t len, s
     if (vk.ic == NULL) return czk_err_set(err, CZK_ENOMEM, "%s: out of memory for ic", name);
     czk__point_range r = {
         "vk ic",  CZK__G1_ZCASH, CZK_DECODE_CHECK_SUBGROUP | CZK_DECODE_REJECT_INFINITY,
-        in + 868, ic_len,        vk.ic};
+        in + 868, ic_len,        vk.ic, 0};
     czk_status st = czk__points_decode(&r, 1, NULL, name, err);
     if (st != CZK_OK) {
         czk_groth16_vk_free(&vk);
@@ -163,121 +165,227 @@ czk_status czk_groth16_vk_read_file(czk_groth16_vk *out, const char *path, czk_e
 /* .params                                                                              */
 /* ------------------------------------------------------------------------------------ */
 
-enum { SEC_H, SEC_L, SEC_A, SEC_B_G1, SEC_B_G2, N_SECS };
-static const char *const sec_names[N_SECS] = {"h", "l", "a", "b_g1", "b_g2"};
-
-czk_status czk_groth16_params_read_file(czk_groth16_params *out, const char *path,
-                                        bool check_subgroup, czk_pool *pool, czk_err *err)
-{
-    memset(out, 0, sizeof *out);
+struct czk_groth16_params_file {
     czk__map m;
-    czk_status st = czk__map_open(&m, path, err);
-    if (st != CZK_OK) return st;
+    char *path;
+    const uint8_t *src[CZK_G16_SECTIONS]; /* each section's first encoded point */
+    size_t len[CZK_G16_SECTIONS];
+};
 
+static size_t enc_size(czk_groth16_section s) { return s == CZK_G16_B_G2 ? 192 : 96; }
+
+/*
+ * Validate the layout of a mapped .params file: the verifying key, the five
+ * length-prefixed sections against the file size, no trailing bytes, and the counts'
+ * consistency (bellperson's generator, specs/filecoin.md §3.1). Fills shape (vk and
+ * lengths) and f's section pointers; decodes no section point.
+ */
+static czk_status params_layout(czk_groth16_params_file *f, czk_groth16_params *shape,
+                                czk_err *err)
+{
+    const czk__map *m = &f->m;
+    const char *path = f->path;
     czk_groth16_params p;
     memset(&p, 0, sizeof p);
     p.conv = CZK_H_BELLPERSON;
     size_t off = 0;
     /* The VK is small (≤ a few hundred points): always decoded with subgroup checks, as
      * bellperson's MappedParameters does even for unchecked parameter reads. */
-    st = vk_parse(&p.vk, m.data, m.len, &off, path, err);
-    if (st != CZK_OK) goto fail;
-
-    /* Walk the five length-prefixed sections against the file size before allocating. */
-    uint32_t lens[N_SECS];
-    const uint8_t *srcs[N_SECS];
-    for (int k = 0; k < N_SECS; k++) {
-        size_t esz = k == SEC_B_G2 ? 192 : 96;
-        if (m.len - off < 4) {
+    czk_status st = vk_parse(&p.vk, m->data, m->len, &off, path, err);
+    if (st != CZK_OK) return st;
+    uint32_t lens[CZK_G16_SECTIONS];
+    for (int k = 0; k < CZK_G16_SECTIONS; k++) {
+        const char *name = czk_groth16_section_name((czk_groth16_section)k);
+        size_t esz = enc_size((czk_groth16_section)k);
+        if (m->len - off < 4) {
             st = czk_err_set(err, CZK_ETRUNCATED,
                              "%s: truncated at offset %zu, before the length of %s", path, off,
-                             sec_names[k]);
+                             name);
             goto fail;
         }
-        lens[k] = czk__ld32be(m.data + off);
+        lens[k] = czk__ld32be(m->data + off);
         off += 4;
         uint64_t bytes = (uint64_t)lens[k] * esz;
-        if (bytes > m.len - off) {
+        if (bytes > m->len - off) {
             st = czk_err_set(err, CZK_ETRUNCATED,
                              "%s: %s truncated: %" PRIu32 " points need %" PRIu64
                              " bytes at offset %zu, %zu present",
-                             path, sec_names[k], lens[k], bytes, off, m.len - off);
+                             path, name, lens[k], bytes, off, m->len - off);
             goto fail;
         }
-        srcs[k] = m.data + off;
+        f->src[k] = m->data + off;
+        f->len[k] = lens[k];
         off += (size_t)bytes;
     }
-    if (off != m.len) {
-        st = czk_err_set(err, CZK_EFORMAT, "%s: %zu trailing bytes after b_g2", path, m.len - off);
+    if (off != m->len) {
+        st = czk_err_set(err, CZK_EFORMAT, "%s: %zu trailing bytes after b_g2", path, m->len - off);
         goto fail;
     }
-
-    /* Consistency of the counts (bellperson's generator, specs/filecoin.md §3.1). */
-    uint64_t m_dom = (uint64_t)lens[SEC_H] + 1;
+    uint64_t m_dom = (uint64_t)lens[CZK_G16_H] + 1;
     if ((m_dom & (m_dom - 1)) != 0 || m_dom > ((uint64_t)1 << 31)) {
         st = czk_err_set(err, CZK_EFORMAT,
                          "%s: h has %" PRIu32
                          " points; the domain size (points + 1) must be a power of two ≤ 2^31",
-                         path, lens[SEC_H]);
+                         path, lens[CZK_G16_H]);
         goto fail;
     }
     uint32_t log_m = 0;
     while (((uint64_t)1 << log_m) < m_dom) log_m++;
-    uint64_t n_inputs = p.vk.ic_len, n_aux = lens[SEC_L], n_vars = n_inputs + n_aux;
-    if (lens[SEC_A] < n_inputs || lens[SEC_A] > n_vars) {
+    uint64_t n_inputs = p.vk.ic_len, n_aux = lens[CZK_G16_L], n_vars = n_inputs + n_aux;
+    if (lens[CZK_G16_A] < n_inputs || lens[CZK_G16_A] > n_vars) {
         st = czk_err_set(err, CZK_EFORMAT,
                          "%s: a has %" PRIu32 " points; it needs one per input (%" PRIu64
                          ") plus at most one per aux variable (%" PRIu64 ")",
-                         path, lens[SEC_A], n_inputs, n_aux);
+                         path, lens[CZK_G16_A], n_inputs, n_aux);
         goto fail;
     }
-    if (lens[SEC_B_G1] != lens[SEC_B_G2] || lens[SEC_B_G1] > n_vars) {
+    if (lens[CZK_G16_B_G1] != lens[CZK_G16_B_G2] || lens[CZK_G16_B_G1] > n_vars) {
         st = czk_err_set(err, CZK_EFORMAT,
                          "%s: b_g1 has %" PRIu32 " points and b_g2 %" PRIu32
                          "; they must be equal and at most inputs + aux (%" PRIu64 ")",
-                         path, lens[SEC_B_G1], lens[SEC_B_G2], n_vars);
+                         path, lens[CZK_G16_B_G1], lens[CZK_G16_B_G2], n_vars);
         goto fail;
     }
     p.n_inputs = (uint32_t)n_inputs;
     p.n_aux = (uint32_t)n_aux;
     p.log_m = log_m;
+    p.h_len = lens[CZK_G16_H];
+    p.l_len = lens[CZK_G16_L];
+    p.a_len = lens[CZK_G16_A];
+    p.b_g1_len = lens[CZK_G16_B_G1];
+    p.b_g2_len = lens[CZK_G16_B_G2];
+    *shape = p;
+    return CZK_OK;
+fail:
+    czk_groth16_vk_free(&p.vk);
+    return st;
+}
 
-    p.h_len = lens[SEC_H];
-    p.l_len = lens[SEC_L];
-    p.a_len = lens[SEC_A];
-    p.b_g1_len = lens[SEC_B_G1];
-    p.b_g2_len = lens[SEC_B_G2];
-    p.h = czk__points_alloc(p.h_len, sizeof(czk_g1_affine));
-    p.l = czk__points_alloc(p.l_len, sizeof(czk_g1_affine));
-    p.a = czk__points_alloc(p.a_len, sizeof(czk_g1_affine));
-    p.b_g1 = czk__points_alloc(p.b_g1_len, sizeof(czk_g1_affine));
-    p.b_g2 = czk__points_alloc(p.b_g2_len, sizeof(czk_g2_affine));
-    if ((p.h_len && !p.h) || (p.l_len && !p.l) || (p.a_len && !p.a) || (p.b_g1_len && !p.b_g1) ||
-        (p.b_g2_len && !p.b_g2)) {
-        st = czk_err_set(err, CZK_ENOMEM, "%s: out of memory for %zu bytes of points", path, m.len);
-        goto fail;
+czk_status czk_groth16_params_file_open(czk_groth16_params_file **out, const char *path,
+                                        czk_groth16_params *shape, czk_err *err)
+{
+    *out = NULL;
+    memset(shape, 0, sizeof *shape);
+    czk_groth16_params_file *f = czk_calloc(1, sizeof *f);
+    size_t n = strlen(path) + 1;
+    if (f != NULL) f->path = czk_malloc(n);
+    if (f == NULL || f->path == NULL) {
+        czk_free(f);
+        return czk_err_set(err, CZK_ENOMEM, "%s: out of memory", path);
     }
+    memcpy(f->path, path, n);
+    czk_status st = czk__map_open(&f->m, path, err);
+    if (st == CZK_OK) st = params_layout(f, shape, err);
+    if (st != CZK_OK) {
+        czk_groth16_params_file_close(f);
+        return st;
+    }
+    *out = f;
+    return CZK_OK;
+}
 
+/* The page-aligned span of the mapping that holds points [first, first + n) of sec. */
+static void section_span(const czk_groth16_params_file *f, czk_groth16_section sec, size_t first,
+                         size_t n, uint8_t **lo, size_t *len)
+{
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t a = (uintptr_t)(f->src[sec] + first * enc_size(sec));
+    uintptr_t b = a + n * enc_size(sec);
+    uintptr_t base = (uintptr_t)f->m.data;
+    /* Whole pages inside the mapping only. */
+    uintptr_t a0 = a & ~(page - 1);
+    if (a0 < base) a0 = base;
+    *lo = (uint8_t *)a0;
+    *len = b > a0 ? (size_t)(b - a0) : 0;
+}
+
+void czk_groth16_params_file_prefetch(czk_groth16_params_file *f, czk_groth16_section sec,
+                                      size_t first, size_t n)
+{
+    if (f == NULL || (unsigned)sec >= CZK_G16_SECTIONS || first >= f->len[sec]) return;
+    if (n > f->len[sec] - first) n = f->len[sec] - first;
+    uint8_t *lo;
+    size_t len;
+    section_span(f, sec, first, n, &lo, &len);
+    if (len > 0) (void)madvise(lo, len, MADV_WILLNEED);
+}
+
+czk_status czk_groth16_params_file_decode(czk_groth16_params_file *f, czk_groth16_section sec,
+                                          size_t first, size_t n, void *dst, bool check_subgroup,
+                                          czk_pool *pool, czk_err *err)
+{
+    if (f == NULL || (unsigned)sec >= CZK_G16_SECTIONS)
+        return czk_err_set(err, CZK_EINVAL, "params decode: bad file or section");
+    const char *name = czk_groth16_section_name(sec);
+    if (first > f->len[sec] || n > f->len[sec] - first)
+        return czk_err_set(err, CZK_EINVAL,
+                           "%s: %s: points [%zu, %zu) are outside the section's %zu", f->path,
+                           name, first, first + n, f->len[sec]);
+    if (n == 0) return CZK_OK;
+    if (dst == NULL) return czk_err_set(err, CZK_EINVAL, "params decode: NULL destination");
     /* bellperson rejects the identity in every section (its checked and mapped readers
      * alike); the subgroup check is the expensive part and is the caller's choice. */
     unsigned flags = CZK_DECODE_REJECT_INFINITY | (check_subgroup ? CZK_DECODE_CHECK_SUBGROUP : 0);
-    czk__point_range ranges[N_SECS] = {
-        {"h", CZK__G1_ZCASH, flags, srcs[SEC_H], p.h_len, p.h},
-        {"l", CZK__G1_ZCASH, flags, srcs[SEC_L], p.l_len, p.l},
-        {"a", CZK__G1_ZCASH, flags, srcs[SEC_A], p.a_len, p.a},
-        {"b_g1", CZK__G1_ZCASH, flags, srcs[SEC_B_G1], p.b_g1_len, p.b_g1},
-        {"b_g2", CZK__G2_ZCASH, flags, srcs[SEC_B_G2], p.b_g2_len, p.b_g2},
-    };
-    st = czk__points_decode(ranges, N_SECS, pool, path, err);
-    if (st != CZK_OK) goto fail;
+    czk__point_range r = {name, sec == CZK_G16_B_G2 ? CZK__G2_ZCASH : CZK__G1_ZCASH, flags,
+                          f->src[sec] + first * enc_size(sec), n, dst, first};
+    czk_status st = czk__points_decode(&r, 1, pool, f->path, err);
+    /* The file's pages are not needed again soon (a resident key is read once; a streamed
+     * one lives decoded elsewhere): out of the process's memory, not into its RSS. The
+     * kernel's page cache may keep them. */
+    uint8_t *lo;
+    size_t len;
+    section_span(f, sec, first, n, &lo, &len);
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    len = len / page * page; /* a partial last page may hold the next range's points */
+    if (len > 0) (void)madvise(lo, len, MADV_DONTNEED);
+    return st;
+}
 
-    czk__map_close(&m);
+const char *czk_groth16_params_file_path(const czk_groth16_params_file *f)
+{
+    return f != NULL ? f->path : "";
+}
+
+uint64_t czk_groth16_params_file_size(const czk_groth16_params_file *f)
+{
+    return f != NULL ? f->m.len : 0;
+}
+
+void czk_groth16_params_file_close(czk_groth16_params_file *f)
+{
+    if (f == NULL) return;
+    czk__map_close(&f->m);
+    czk_free(f->path);
+    czk_free(f);
+}
+
+czk_status czk_groth16_params_read_file(czk_groth16_params *out, const char *path,
+                                        bool check_subgroup, czk_pool *pool, czk_err *err)
+{
+    memset(out, 0, sizeof *out);
+    czk_groth16_params p;
+    czk_groth16_params_file *f;
+    czk_status st = czk_groth16_params_file_open(&f, path, &p, err);
+    if (st != CZK_OK) return st;
+    void **arr[CZK_G16_SECTIONS] = {(void **)&p.h, (void **)&p.l, (void **)&p.a,
+                                    (void **)&p.b_g1, (void **)&p.b_g2};
+    for (int k = 0; k < CZK_G16_SECTIONS && st == CZK_OK; k++) {
+        czk_groth16_section sec = (czk_groth16_section)k;
+        size_t n = czk_groth16_section_len(&p, sec);
+        *arr[k] = czk__points_alloc(n, czk_groth16_section_elem(sec));
+        if (n > 0 && *arr[k] == NULL)
+            st = czk_err_set(err, CZK_ENOMEM, "%s: out of memory for %zu points of %s", path, n,
+                             czk_groth16_section_name(sec));
+        else
+            st = czk_groth16_params_file_decode(f, sec, 0, n, *arr[k], check_subgroup, pool, err);
+    }
+    czk_groth16_params_file_close(f);
+    if (st != CZK_OK) {
+        czk_groth16_params_free(&p);
+        return st;
+    }
     *out = p;
     return CZK_OK;
-fail:
-    czk_groth16_params_free(&p);
-    czk__map_close(&m);
-    return st;
 }
 
 /* Write n points of one group, length-prefixed, in chunks through `buf`. */
@@ -302,11 +410,12 @@ static void put_points(czk__wfile *w, uint8_t *buf, const void *pts, size_t n, b
 czk_status czk_groth16_params_write_file(const czk_groth16_params *p, const char *path,
                                          czk_err *err)
 {
-    const size_t lens[N_SECS] = {p->h_len, p->l_len, p->a_len, p->b_g1_len, p->b_g2_len};
-    for (int k = 0; k < N_SECS; k++)
+    const size_t lens[CZK_G16_SECTIONS] = {p->h_len, p->l_len, p->a_len, p->b_g1_len,
+                                           p->b_g2_len};
+    for (int k = 0; k < CZK_G16_SECTIONS; k++)
         if (lens[k] > UINT32_MAX)
             return czk_err_set(err, CZK_EINVAL, "%s: %s has %zu points, more than a u32 length",
-                               path, sec_names[k], lens[k]);
+                               path, czk_groth16_section_name((czk_groth16_section)k), lens[k]);
     if (p->vk.ic_len > UINT32_MAX)
         return czk_err_set(err, CZK_EINVAL, "%s: ic_len %zu does not fit a u32", path,
                            p->vk.ic_len);

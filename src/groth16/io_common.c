@@ -321,7 +321,7 @@ static void decode_task(void *vctx, size_t task, unsigned worker)
             if (task < atomic_load_explicit(&c->bad_task, memory_order_relaxed)) {
                 c->bad_status = st;
                 c->bad_range = k;
-                c->bad_index = i;
+                c->bad_index = r->first + i;
                 atomic_store_explicit(&c->bad_task, task, memory_order_relaxed);
             }
             pthread_mutex_unlock(&c->lock);

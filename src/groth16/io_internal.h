@@ -125,6 +125,7 @@ typedef struct czk__point_range {
     const uint8_t *src;
     size_t n;
     void *dst;
+    size_t first; /* index of src's first point in its section, for errors */
 } czk__point_range;
 
 /**

@@ -700,12 +700,12 @@ czk_status czk_zkey_read_file_ex(czk_groth16_params *pk, czk_r1cs *ab, const cha
     unsigned fl = check_subgroup ? CZK_DECODE_CHECK_SUBGROUP : 0;
     czk__point_range ranges[6] = {
         {"section 3 (IC)", CZK__G1_MONT, CZK_DECODE_CHECK_SUBGROUP, s[3]->data, p.vk.ic_len,
-         p.vk.ic},
-        {"section 5 (A)", CZK__G1_MONT, fl, s[5]->data, n_vars, p.a},
-        {"section 6 (B1)", CZK__G1_MONT, fl, s[6]->data, n_vars, p.b_g1},
-        {"section 7 (B2)", CZK__G2_MONT, fl, s[7]->data, n_vars, p.b_g2},
-        {"section 8 (C)", CZK__G1_MONT, fl, s[8]->data, p.l_len, p.l},
-        {"section 9 (H)", CZK__G1_MONT, fl, s[9]->data, domain, p.h},
+         p.vk.ic, 0},
+        {"section 5 (A)", CZK__G1_MONT, fl, s[5]->data, n_vars, p.a, 0},
+        {"section 6 (B1)", CZK__G1_MONT, fl, s[6]->data, n_vars, p.b_g1, 0},
+        {"section 7 (B2)", CZK__G2_MONT, fl, s[7]->data, n_vars, p.b_g2, 0},
+        {"section 8 (C)", CZK__G1_MONT, fl, s[8]->data, p.l_len, p.l, 0},
+        {"section 9 (H)", CZK__G1_MONT, fl, s[9]->data, domain, p.h, 0},
     };
     st = czk__points_decode(ranges, 6, pool, path, err);
     if (st != CZK_OK) goto fail;

@@ -186,7 +186,7 @@ void czk__setup_qap_free(czk__setup_qap *q)
 
 struct gpu_round {
     czk_gpu_srs **srs;
-    czk_gpu_srs_section sec;
+    czk_groth16_section sec;
     size_t first, n;
     const czk_fr *k;
     czk_status st[MAX_SETUP_GPUS];
@@ -205,7 +205,7 @@ static void gpu_round_task(void *p, size_t g, unsigned worker)
  * or into section `sec` of every SRS, in rounds so that the progress bar moves. A G2
  * point counts two units of progress.
  */
-static czk_status section(void *host, int group, czk_gpu_srs_section sec, const czk_fr *k,
+static czk_status section(void *host, int group, czk_groth16_section sec, const czk_fr *k,
                           size_t n, const czk_groth16_setup_opts *o, czk_gpu_srs **srs,
                           czk_pool *pool, czk__progress *pr, czk_err *err)
 {
@@ -377,25 +377,25 @@ czk_status czk__setup_keys(czk_groth16_params *out, const czk__setup_waste *tw,
     kic = NULL;
     /* Each scalar array is freed as soon as its section is made. */
     out->l = host_points(o, na, sizeof *out->l);
-    if ((st = section(out->l, 1, CZK_GPU_SRS_L, q->w + ni, na, o, srs, pool, pr, err)))
+    if ((st = section(out->l, 1, CZK_G16_L, q->w + ni, na, o, srs, pool, pr, err)))
         goto fail;
     czk_free(q->w);
     q->w = NULL;
     out->h = host_points(o, m - 1, sizeof *out->h);
-    if ((st = section(out->h, 1, CZK_GPU_SRS_H, q->lag, m - 1, o, srs, pool, pr, err)))
+    if ((st = section(out->h, 1, CZK_G16_H, q->lag, m - 1, o, srs, pool, pr, err)))
         goto fail;
     czk_free(q->lag);
     q->lag = NULL;
     out->a = host_points(o, a_len, sizeof *out->a);
-    if ((st = section(out->a, 1, CZK_GPU_SRS_A, q->u, a_len, o, srs, pool, pr, err)))
+    if ((st = section(out->a, 1, CZK_G16_A, q->u, a_len, o, srs, pool, pr, err)))
         goto fail;
     czk_free(q->u);
     q->u = NULL;
     out->b_g1 = host_points(o, b_len, sizeof *out->b_g1);
-    if ((st = section(out->b_g1, 1, CZK_GPU_SRS_B_G1, q->v, b_len, o, srs, pool, pr, err)))
+    if ((st = section(out->b_g1, 1, CZK_G16_B_G1, q->v, b_len, o, srs, pool, pr, err)))
         goto fail;
     out->b_g2 = host_points(o, b_len, sizeof *out->b_g2);
-    if ((st = section(out->b_g2, 2, CZK_GPU_SRS_B_G2, q->v, b_len, o, srs, pool, pr, err)))
+    if ((st = section(out->b_g2, 2, CZK_G16_B_G2, q->v, b_len, o, srs, pool, pr, err)))
         goto fail;
 
     /* The verifying key's fixed elements. */

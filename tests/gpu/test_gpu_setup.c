@@ -16,7 +16,7 @@
 static czk_pool *pool;
 
 /* Section `sec` of srs equals the host array `host` of n points. */
-static bool section_equal(const czk_gpu_srs *srs, czk_gpu_srs_section sec, const void *host,
+static bool section_equal(const czk_gpu_srs *srs, czk_groth16_section sec, const void *host,
                           size_t n, size_t elem)
 {
     void *buf = czk_malloc((n ? n : 1) * elem);
@@ -71,12 +71,12 @@ static void gpu_equals_host(uint32_t n_pub, uint32_t n_mul)
     CHECK(vk_equal(&dev.vk, &host.vk));
     for (size_t g = 0; g < o.ngpus; g++) {
         CHECK(srs[g] != NULL && czk_gpu_srs_gpu(srs[g]) == gpus[g]);
-        CHECK(section_equal(srs[g], CZK_GPU_SRS_H, host.h, host.h_len, sizeof *host.h));
-        CHECK(section_equal(srs[g], CZK_GPU_SRS_L, host.l, host.l_len, sizeof *host.l));
-        CHECK(section_equal(srs[g], CZK_GPU_SRS_A, host.a, host.a_len, sizeof *host.a));
-        CHECK(section_equal(srs[g], CZK_GPU_SRS_B_G1, host.b_g1, host.b_g1_len,
+        CHECK(section_equal(srs[g], CZK_G16_H, host.h, host.h_len, sizeof *host.h));
+        CHECK(section_equal(srs[g], CZK_G16_L, host.l, host.l_len, sizeof *host.l));
+        CHECK(section_equal(srs[g], CZK_G16_A, host.a, host.a_len, sizeof *host.a));
+        CHECK(section_equal(srs[g], CZK_G16_B_G1, host.b_g1, host.b_g1_len,
                             sizeof *host.b_g1));
-        CHECK(section_equal(srs[g], CZK_GPU_SRS_B_G2, host.b_g2, host.b_g2_len,
+        CHECK(section_equal(srs[g], CZK_G16_B_G2, host.b_g2, host.b_g2_len,
                             sizeof *host.b_g2));
     }
 
@@ -124,12 +124,12 @@ static void test_srs_args(void)
     czk_fr k[8];
     for (int i = 0; i < 8; i++) czk_fr_from_u64(&k[i], (uint64_t)i + 1);
     /* Outside the section. */
-    CHECK_STATUS(czk_gpu_srs_fixed_base(srs, CZK_GPU_SRS_H, 5, k, 3, &err), CZK_EINVAL);
-    CHECK_STATUS(czk_gpu_srs_fixed_base(srs, (czk_gpu_srs_section)9, 0, k, 1, &err), CZK_EINVAL);
+    CHECK_STATUS(czk_gpu_srs_fixed_base(srs, CZK_G16_H, 5, k, 3, &err), CZK_EINVAL);
+    CHECK_STATUS(czk_gpu_srs_fixed_base(srs, (czk_groth16_section)9, 0, k, 1, &err), CZK_EINVAL);
     /* A partial fill at an offset lands where asked: H[2..7) = (1..5)·G. */
-    CHECK_STATUS(czk_gpu_srs_fixed_base(srs, CZK_GPU_SRS_H, 2, k, 5, &err), CZK_OK);
+    CHECK_STATUS(czk_gpu_srs_fixed_base(srs, CZK_G16_H, 2, k, 5, &err), CZK_OK);
     czk_g1_affine got[5], want[5];
-    CHECK_STATUS(czk_gpu_srs_download(srs, CZK_GPU_SRS_H, 2, 5, got, &err), CZK_OK);
+    CHECK_STATUS(czk_gpu_srs_download(srs, CZK_G16_H, 2, 5, got, &err), CZK_OK);
     czk_g1_jac g, t;
     czk_g1_jac_from_affine(&g, &CZK_G1_GENERATOR);
     for (int i = 0; i < 5; i++) {
@@ -138,8 +138,8 @@ static void test_srs_args(void)
     }
     CHECK_MEM(got, want, sizeof got);
     czk_g2_affine got2[2], want2[2];
-    CHECK_STATUS(czk_gpu_srs_fixed_base(srs, CZK_GPU_SRS_B_G2, 0, k + 3, 2, &err), CZK_OK);
-    CHECK_STATUS(czk_gpu_srs_download(srs, CZK_GPU_SRS_B_G2, 0, 2, got2, &err), CZK_OK);
+    CHECK_STATUS(czk_gpu_srs_fixed_base(srs, CZK_G16_B_G2, 0, k + 3, 2, &err), CZK_OK);
+    CHECK_STATUS(czk_gpu_srs_download(srs, CZK_G16_B_G2, 0, 2, got2, &err), CZK_OK);
     czk_g2_jac g2, t2;
     czk_g2_jac_from_affine(&g2, &CZK_G2_GENERATOR);
     for (int i = 0; i < 2; i++) {

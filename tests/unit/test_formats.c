@@ -706,6 +706,65 @@ static void test_params_bad(void)
     czk_groth16_params_free(&p);
 }
 
+/* The ranged reader: any range of any section decodes to the same points as the whole
+ * read, the shape matches, and a bad point is named by its index in its section whatever
+ * range finds it. */
+static void test_params_file_ranges(void)
+{
+    czk_groth16_params p, shape;
+    make_params(&p, 3, 4096, 700, 500, 300);
+    const char *f = tpath("ranges.params");
+    CHECK_STATUS(czk_groth16_params_write_file(&p, f, NULL), CZK_OK);
+    czk_groth16_params_file *pf;
+    CHECK_STATUS(czk_groth16_params_file_open(&pf, f, &shape, NULL), CZK_OK);
+    CHECK(shape.h == NULL && shape.l == NULL && shape.a == NULL && shape.b_g1 == NULL &&
+          shape.b_g2 == NULL);
+    CHECK(shape.conv == CZK_H_BELLPERSON && shape.log_m == p.log_m &&
+          shape.n_inputs == p.n_inputs && shape.n_aux == p.n_aux && vk_eq(&shape.vk, &p.vk, true));
+    const void *whole[CZK_G16_SECTIONS] = {p.h, p.l, p.a, p.b_g1, p.b_g2};
+    for (int k = 0; k < CZK_G16_SECTIONS; k++)
+        CHECK(czk_groth16_section_len(&shape, (czk_groth16_section)k) ==
+              czk_groth16_section_len(&p, (czk_groth16_section)k));
+    CHECK(czk_groth16_params_file_size(pf) == layout_of(&p).end);
+    uint8_t *pts = malloc(4096 * sizeof(czk_g2_affine));
+    for (int t = 0; t < 40; t++) {
+        czk_groth16_section sec = (czk_groth16_section)(czk_test_rand64() % CZK_G16_SECTIONS);
+        size_t len = czk_groth16_section_len(&p, sec), el = czk_groth16_section_elem(sec);
+        size_t first = (size_t)(czk_test_rand64() % (len + 1));
+        size_t n = (size_t)(czk_test_rand64() % (len - first + 1));
+        czk_groth16_params_file_prefetch(pf, sec, first, n);
+        CHECK_STATUS(czk_groth16_params_file_decode(pf, sec, first, n, pts, t & 1,
+                                                    t & 2 ? pool : NULL, NULL),
+                     CZK_OK);
+        CHECK(memcmp(pts, (const uint8_t *)whole[sec] + first * el, n * el) == 0);
+    }
+    /* Ranges past the end are refused by name. */
+    CHECK_ERR(czk_groth16_params_file_decode(pf, CZK_G16_L, 600, 101, pts, false, NULL, ERR),
+              CZK_EINVAL, "l: points [600, 701)");
+    czk_groth16_params_file_close(pf);
+    czk_groth16_params_free(&shape);
+
+    /* Off the curve at a point 321: found by a range that starts before it, named by its
+     * index in the section (not in the range); ranges that end before it decode. */
+    size_t n;
+    uint8_t *img = read_whole(f, &n);
+    params_layout o = layout_of(&p);
+    img[o.a + 4 + 321 * 96 + 95] ^= 4;
+    write_file(f, img, n);
+    CHECK_STATUS(czk_groth16_params_file_open(&pf, f, &shape, NULL), CZK_OK);
+    CHECK_STATUS(czk_groth16_params_file_decode(pf, CZK_G16_A, 0, 321, pts, false, pool, NULL),
+                 CZK_OK);
+    CHECK_ERR(czk_groth16_params_file_decode(pf, CZK_G16_A, 300, 50, pts, false, pool, ERR),
+              CZK_ENOTONCURVE, "ranges.params: a point 321");
+    CHECK_ERR(czk_groth16_params_file_decode(pf, CZK_G16_A, 321, 1, pts, false, NULL, ERR),
+              CZK_ENOTONCURVE, "a point 321");
+    czk_groth16_params_file_close(pf);
+    czk_groth16_params_free(&shape);
+    free(img);
+    free(pts);
+    czk_groth16_params_free(&p);
+}
+
 static void test_params_first_error_parallel(void)
 {
     /* 4095 h points span two decoder tasks; with bad points in both, the error must name
@@ -1786,6 +1845,7 @@ int main(void)
     RUN(test_params_roundtrip);
     RUN(test_params_bad);
     RUN(test_params_first_error_parallel);
+    RUN(test_params_file_ranges);
     RUN(test_r1cs_tiny_image);
     RUN(test_r1cs_roundtrip);
     RUN(test_r1cs_bad);
