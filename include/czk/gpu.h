@@ -197,6 +197,68 @@ CZK_API czk_status czk_gpu_groth16_h_dev(int gpu, czk_fr *a_dev, czk_fr *b_dev, 
 CZK_API void czk_gpu_ntt_release(int gpu);
 
 /* ------------------------------------------------------------------------------------ */
+/* Device memory plan of the partition prover (src/groth16/gpu_plan.c)                  */
+/* ------------------------------------------------------------------------------------ */
+
+/**
+ * How one key's proofs fit a GPU's memory. As much of the SRS stays resident as fits,
+ * first the sections whose copies their MSMs would not hide (L, A, B_G1, B_G2, then H; the
+ * last one taken partly: src/groth16/gpu_plan.c says why); the rest streams from
+ * page-locked host memory through double buffers, each copy beside the MSM of the chunk
+ * before. a, b, c go through the H step two at a time when
+ * three do not fit, the witness comes after the H MSM when it cannot sit beside it, and
+ * every MSM is cut into calls whose scratch fits. The planner is arithmetic on the key's
+ * shape and the budget: the same plan on every machine, which the tests and the log show.
+ */
+typedef struct czk_gpu_plan {
+    uint64_t budget;                   /**< device bytes the plan was made for */
+    size_t resident[CZK_G16_SECTIONS]; /**< leading points of each section on the device */
+    uint64_t resident_bytes;
+    uint64_t streamed_bytes;           /**< base bytes copied per proof, at most */
+    uint64_t copy_bytes;               /**< a, b, c and witness bytes copied per proof */
+    bool abc_in_turn;  /**< a, b, c two at a time: a·b is formed before c is copied */
+    bool witness_late; /**< the witness is copied after the H MSM, once H's memory is free */
+    bool overlap;      /**< the witness MSMs run beside the H transforms and the H MSM */
+    bool whole_tables; /**< the NTT keeps its 2^log_m twiddle level whole (2 vectors) */
+    size_t msm_chunk;  /**< G1 scalars per MSM call and per streamed copy (G2: half); 0: whole */
+    uint64_t msm_scratch; /**< scratch one MSM call may take (the bound it runs under) */
+    uint64_t peak_bytes;  /**< estimated device bytes at the peak, resident included */
+    uint64_t min_budget;  /**< the least budget any plan of this key fits */
+    double est_copy_s;    /**< the copies of one proof at the planned bandwidth */
+    double est_s;         /**< the planner's estimate of one proof (what it minimised) */
+} czk_gpu_plan;
+
+/** Inputs besides the key's shape and the budget; zero-initialised means the defaults. */
+typedef struct czk_gpu_plan_opts {
+    double h2d_gbps;   /**< host-to-device rate, GB/s (default 25: PCIe Gen4 x16) */
+    /** Device bytes that another key's proof needs beside this key's resident sections
+     *  (its working memory): resident sections leave it free. */
+    uint64_t other_working;
+    /** Per-proof device time when nothing streams, seconds (default: from the domain size,
+     *  scaled from an H200's 2^27 partition). Streaming below it costs nothing. */
+    double compute_s;
+} czk_gpu_plan_opts;
+
+/**
+ * The fastest plan for proofs of `shape` (only its lengths are read) within `budget`
+ * device bytes. CZK_ERESOURCE when no plan fits: the message names the minimum, which is
+ * also in out->min_budget.
+ */
+CZK_API czk_status czk_gpu_plan_make(czk_gpu_plan *out, const czk_groth16_params *shape,
+                                     uint64_t budget, const czk_gpu_plan_opts *opts,
+                                     czk_err *err);
+/** Whether every point of every section is resident. */
+CZK_API bool czk_gpu_plan_all_resident(const czk_gpu_plan *p, const czk_groth16_params *shape);
+/** The plan as one logfmt-style line ("resident=h,l:37% streamed_gb=..."); returns its length. */
+CZK_API size_t czk_gpu_plan_format(const czk_gpu_plan *p, const czk_groth16_params *shape,
+                                   char *buf, size_t cap);
+/**
+ * Scratch bytes one MSM of n scalars in group 1 (G1) or 2 (G2) may take on the device at
+ * most (every scalar significant): the bound the planner cuts MSMs by.
+ */
+CZK_API uint64_t czk_gpu_msm_scratch_bound(int group, size_t n);
+
+/* ------------------------------------------------------------------------------------ */
 /* Groth16 partition prover (cuda/prove.cu)                                             */
 /* ------------------------------------------------------------------------------------ */
 
