@@ -87,6 +87,12 @@ czk_status czk__gpu_fixed_base_dev(int gpu, int group, void *out_dev, const czk_
 void czk__gpu_set_thread_msm_priority(int priority);
 int czk__gpu_thread_msm_priority(void);
 
+/* Device bytes of scratch each MSM started on the calling thread may take (0: no bound):
+ * above it the MSM fails with CZK_ERESOURCE, as when the device is full, and the partition
+ * prover cuts the call in two (the plan's msm_scratch). */
+void czk__gpu_set_thread_msm_scratch_cap(uint64_t bytes);
+uint64_t czk__gpu_thread_msm_scratch_cap(void);
+
 /**
  * MSM on GPU `gpu` over device memory: `nbases` affine points of group 1 or 2 at
  * `bases_dev` and n canonical scalars at `scalars_dev`, with the semantics of
@@ -112,6 +118,13 @@ czk_status czk__gpu_h_vector(const czk__gpu_h *h, czk_fr *v_dev, int which, void
                              czk_err *err);
 czk_status czk__gpu_h_finish(const czk__gpu_h *h, czk_fr *a_dev, czk_fr *b_dev,
                              const czk_fr *c_dev, void *stream, czk_err *err);
+/* finish in two steps, for a plan that holds two vectors at a time: combine forms a·b in
+ * a once a and b are prepared; finish_c completes H in a once c is prepared (in b's memory,
+ * say). */
+czk_status czk__gpu_h_combine(const czk__gpu_h *h, czk_fr *a_dev, const czk_fr *b_dev,
+                              void *stream, czk_err *err);
+czk_status czk__gpu_h_finish_c(const czk__gpu_h *h, czk_fr *a_dev, const czk_fr *c_dev,
+                               void *stream, czk_err *err);
 void czk__gpu_h_end(czk__gpu_h *h);
 
 /**

@@ -348,11 +348,18 @@ czk_status select_gpu(int gpu, czk_err *err)
 }
 
 /* Everything one call allocates on its stream, released (stream-ordered) at the end. */
+static thread_local uint64_t t_msm_scratch_cap = 0;
+
+/* One MSM's device memory, from the per-GPU pool and within the calling thread's cap
+ * (czk__gpu_set_thread_msm_scratch_cap; 0: none): over it, alloc fails as the device being
+ * full would, and try_alloc declines. */
 struct scratch {
     cudaStream_t st = nullptr;
     cudaMemPool_t pool = nullptr;
     void *ptrs[48];
+    size_t sizes[48];
     int np = 0;
+    uint64_t cap = t_msm_scratch_cap, used = 0;
     cudaEvent_t ev0 = nullptr, ev1 = nullptr;
 
     ~scratch()
@@ -383,8 +390,14 @@ struct scratch {
         void *p = nullptr;
         size_t bytes = count * sizeof(T);
         if (bytes == 0) bytes = 16;
+        if (cap != 0 && used + bytes > cap)
+            return czk_err_set(err, CZK_ERESOURCE,
+                               "msm: %zu more bytes of scratch exceed the plan's %llu", bytes,
+                               (unsigned long long)cap);
         TRY(cudaMallocFromPoolAsync(&p, bytes, pool, st));
+        sizes[np] = bytes;
         ptrs[np++] = p;
+        used += bytes;
         *out = (T *)p;
         return CZK_OK;
     }
@@ -395,18 +408,25 @@ struct scratch {
         void *p = nullptr;
         size_t bytes = count * sizeof(T);
         if (bytes == 0) bytes = 16;
+        if (cap != 0 && used + bytes > cap) return false;
         if (cudaMallocFromPoolAsync(&p, bytes, pool, st) != cudaSuccess) {
             (void)cudaGetLastError();
             return false;
         }
+        sizes[np] = bytes;
         ptrs[np++] = p;
+        used += bytes;
         *out = (T *)p;
         return true;
     }
     /* Give back (stream-ordered) everything allocated since np was `mark`. */
     void release_to(int mark)
     {
-        while (np > mark) cudaFreeAsync(ptrs[--np], st);
+        while (np > mark) {
+            --np;
+            used -= sizes[np];
+            cudaFreeAsync(ptrs[np], st);
+        }
     }
 };
 
@@ -703,6 +723,18 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
         constexpr uint64_t KEYS_BUDGET = 4ull << 30;
         uint32_t gw = (uint32_t)(KEYS_BUDGET / (8ull * nsig));
         if (unsigned gk = env_knob("CZK_GPU_MSM_GROUP", 1, 64)) gw = gk;
+        if (sc.cap != 0) {
+            /* Under a scratch cap, fewer windows a group: what the group's entries may take
+             * is what the cap leaves after the sort's temporaries, the buckets and the
+             * carries (at their most, chunks of 32 entries). */
+            const uint64_t X = sizeof(xyzz_t<F>);
+            const uint64_t rest = 16ull * nsig + (uint64_t)nwin * nb * X +
+                                  ((uint64_t)nwin * (nsig / 32 + 1)) * (X + 4) * 33 / 32 +
+                                  (1ull << 17) * (X + 4) * 33 / 32;
+            const uint64_t room = sc.cap > sc.used + rest ? sc.cap - sc.used - rest : 0;
+            const uint64_t fit = room / (8ull * nsig);
+            if (fit < gw) gw = (uint32_t)fit;
+        }
         if (gw < 1) gw = 1;
         if (gw > nwin || overlap) gw = nwin;
         uint32_t *keys_tmp, *vals_tmp, *keys, *vals;
@@ -1339,6 +1371,10 @@ czk_status czk_gpu_g2s_msm(int gpu, czk_g2_jac *out, const czk_g2_affine *bases,
 static thread_local int t_msm_priority = 0;
 
 void czk__gpu_set_thread_msm_priority(int priority) { t_msm_priority = priority; }
+
+void czk__gpu_set_thread_msm_scratch_cap(uint64_t bytes) { t_msm_scratch_cap = bytes; }
+
+uint64_t czk__gpu_thread_msm_scratch_cap(void) { return t_msm_scratch_cap; }
 
 int czk__gpu_thread_msm_priority(void) { return t_msm_priority; }
 

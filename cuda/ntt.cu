@@ -690,19 +690,45 @@ czk_status h_prepare(const h_ctx *x, fr_t *v, int which, cudaStream_t s, czk_err
 
 /* snarkjs: a·b - c. Bellperson: a·b, then the coset inverse transform with the division by
  * Z, whose last pass adds c's prepared coefficients. */
-czk_status h_finish(const h_ctx *x, fr_t *a, const fr_t *b, const fr_t *c, cudaStream_t s,
-                    czk_err *err)
+/* The step for a and b only, c still to come (also the two-vector order of a plan):
+ * a <- a·b, bit-reversed for bellperson's last transform. */
+czk_status h_combine(const h_ctx *x, fr_t *a, const fr_t *b, cudaStream_t s, czk_err *err)
 {
     const unsigned L = x->pl.L;
-    CZK_NTT_LAUNCH(abc_combine, ew_blocks(L), EW_THREADS, 0, s, a, b,
-                   x->bell ? nullptr : c, L, x->bell);
+    CZK_NTT_LAUNCH(abc_combine, ew_blocks(L), EW_THREADS, 0, s, a, b, nullptr, L, x->bell);
     CZK_CUDA_TRY_LAUNCH(err);
-    if (!x->bell) return CZK_OK;
+    return CZK_OK;
+}
+
+/* ... and the rest once c is prepared: snarkjs subtracts it, bellperson's last coset
+ * inverse transform adds it in its last pass. */
+czk_status h_finish_c(const h_ctx *x, fr_t *a, const fr_t *c, cudaStream_t s, czk_err *err)
+{
+    const unsigned L = x->pl.L;
+    if (!x->bell) {
+        CZK_NTT_LAUNCH(sub_elems, ew_blocks(L), EW_THREADS, 0, s, a, c, L);
+        CZK_CUDA_TRY_LAUNCH(err);
+        return CZK_OK;
+    }
     scale_spec sc = no_scale();
     sc.mode_out = SCALE_NATURAL;
     sc.tab = x->sfin.view();
     sc.add_rev = c;
     return run_network(x->st, a, x->pl, x->f, INV, true, sc, s, err);
+}
+
+/* snarkjs forms a·b − c in one pass; bellperson's c only enters the last transform. */
+czk_status h_finish(const h_ctx *x, fr_t *a, const fr_t *b, const fr_t *c, cudaStream_t s,
+                    czk_err *err)
+{
+    if (x->bell) {
+        czk_status rc = h_combine(x, a, b, s, err);
+        return rc != CZK_OK ? rc : h_finish_c(x, a, c, s, err);
+    }
+    const unsigned L = x->pl.L;
+    CZK_NTT_LAUNCH(abc_combine, ew_blocks(L), EW_THREADS, 0, s, a, b, c, L, false);
+    CZK_CUDA_TRY_LAUNCH(err);
+    return CZK_OK;
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -844,6 +870,25 @@ extern "C" czk_status czk__gpu_h_finish(const czk__gpu_h *h, czk_fr *a_dev, czk_
     return h_finish(&h->x, reinterpret_cast<fr_t *>(a_dev), reinterpret_cast<fr_t *>(b_dev),
                     reinterpret_cast<const fr_t *>(c_dev), static_cast<cudaStream_t>(stream),
                     err);
+}
+
+extern "C" czk_status czk__gpu_h_combine(const czk__gpu_h *h, czk_fr *a_dev, const czk_fr *b_dev,
+                                         void *stream, czk_err *err)
+{
+    if (h == nullptr || a_dev == nullptr || b_dev == nullptr)
+        return czk_err_set(err, CZK_EINVAL, "gpu groth16 h: NULL vector");
+    return h_combine(&h->x, reinterpret_cast<fr_t *>(a_dev), reinterpret_cast<const fr_t *>(b_dev),
+                     static_cast<cudaStream_t>(stream), err);
+}
+
+extern "C" czk_status czk__gpu_h_finish_c(const czk__gpu_h *h, czk_fr *a_dev,
+                                          const czk_fr *c_dev, void *stream, czk_err *err)
+{
+    if (h == nullptr || a_dev == nullptr || c_dev == nullptr)
+        return czk_err_set(err, CZK_EINVAL, "gpu groth16 h: NULL vector");
+    return h_finish_c(&h->x, reinterpret_cast<fr_t *>(a_dev),
+                      reinterpret_cast<const fr_t *>(c_dev), static_cast<cudaStream_t>(stream),
+                      err);
 }
 
 extern "C" void czk__gpu_h_end(czk__gpu_h *h)

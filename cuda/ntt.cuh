@@ -476,6 +476,15 @@ __global__ void abc_combine(fr_t *a, const fr_t *b, const fr_t *c, uint32_t lg_n
     }
 }
 
+/* a <- a - c element-wise: snarkjs's H when a·b was formed before c arrived. */
+__global__ void sub_elems(fr_t *a, const fr_t *c, uint32_t lg_n)
+{
+    const size_t n = (size_t)1 << lg_n;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        st_elem(a, i, ld_elem(a, i) - ld_elem(c, i));
+}
+
 } // namespace ntt
 } // namespace czk_gpu
 

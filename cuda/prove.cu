@@ -50,10 +50,16 @@ using czk_gpu::fr_t;
 /* SRS                                                                                  */
 /* ------------------------------------------------------------------------------------ */
 
+/*
+ * A key's bases on one GPU: for each section its leading `res` points on the device (all of
+ * them for an SRS made by upload, synthesis or fixed-base work) and, for an SRS made by a
+ * plan (czk_gpu_srs_create_plan), host memory holding the rest, which proofs stream.
+ */
 struct czk_gpu_srs {
     int gpu;
-    czk_gpu_bases *h, *l, *a, *b1, *b2;
-    size_t h_len, l_len, a_len, b1_len, b2_len;
+    czk_gpu_bases *sec[CZK_G16_SECTIONS];
+    size_t len[CZK_G16_SECTIONS], res[CZK_G16_SECTIONS];
+    const void *host[CZK_G16_SECTIONS]; /* point res[s] of section s, on the host */
     uint64_t bytes;
 };
 
@@ -107,32 +113,38 @@ czk_status select_gpu(int gpu, czk_err *err)
 void srs_free(czk_gpu_srs *s)
 {
     if (s == nullptr) return;
-    czk_gpu_bases_destroy(s->h);
-    czk_gpu_bases_destroy(s->l);
-    czk_gpu_bases_destroy(s->a);
-    czk_gpu_bases_destroy(s->b1);
-    czk_gpu_bases_destroy(s->b2);
+    for (czk_gpu_bases *b : s->sec) czk_gpu_bases_destroy(b);
     free(s);
 }
 
-/* A handle of pk's shape on GPU gpu, no device memory yet (NULL when out of memory). */
+int section_group(int sec) { return sec == CZK_G16_B_G2 ? 2 : 1; }
+size_t section_elem(int sec) { return sec == CZK_G16_B_G2 ? sizeof(czk_g2_affine) : sizeof(czk_g1_affine); }
+
+/* A handle of pk's shape on GPU gpu with every point resident, no device memory yet (NULL
+ * when out of host memory). */
 static czk_gpu_srs *srs_handle(int gpu, const czk_groth16_params *pk)
 {
     czk_gpu_srs *s = (czk_gpu_srs *)calloc(1, sizeof *s);
     if (s == nullptr) return nullptr;
     s->gpu = gpu;
-    s->h_len = pk->h_len;
-    s->l_len = pk->l_len;
-    s->a_len = pk->a_len;
-    s->b1_len = pk->b_g1_len;
-    s->b2_len = pk->b_g2_len;
+    for (int k = 0; k < CZK_G16_SECTIONS; k++)
+        s->len[k] = s->res[k] = czk_groth16_section_len(pk, (czk_groth16_section)k);
     return s;
 }
 
 static uint64_t srs_bytes(const czk_gpu_srs *s)
 {
-    return (uint64_t)(s->h_len + s->l_len + s->a_len + s->b1_len) * sizeof(czk_g1_affine) +
-           (uint64_t)s->b2_len * sizeof(czk_g2_affine);
+    uint64_t b = 0;
+    for (int k = 0; k < CZK_G16_SECTIONS; k++) b += (uint64_t)s->res[k] * section_elem(k);
+    return b;
+}
+
+bool srs_full(const czk_gpu_srs *s)
+{
+    if (s == nullptr) return false;
+    for (int k = 0; k < CZK_G16_SECTIONS; k++)
+        if (s->res[k] < s->len[k]) return false;
+    return true;
 }
 
 czk_status srs_make(czk_gpu_srs **out, int gpu, const czk_groth16_params *pk, bool synth,
@@ -141,27 +153,25 @@ czk_status srs_make(czk_gpu_srs **out, int gpu, const czk_groth16_params *pk, bo
     if (out == nullptr || pk == nullptr)
         return czk_err_set(err, CZK_EINVAL, "gpu srs: NULL argument");
     *out = nullptr;
-    if (!synth && ((pk->h_len && !pk->h) || (pk->l_len && !pk->l) || (pk->a_len && !pk->a) ||
-                   (pk->b_g1_len && !pk->b_g1) || (pk->b_g2_len && !pk->b_g2)))
-        return czk_err_set(err, CZK_EINVAL, "gpu srs: the key has no points");
+    const void *src[CZK_G16_SECTIONS] = {pk->h, pk->l, pk->a, pk->b_g1, pk->b_g2};
+    if (!synth)
+        for (int k = 0; k < CZK_G16_SECTIONS; k++)
+            if (czk_groth16_section_len(pk, (czk_groth16_section)k) && src[k] == nullptr)
+                return czk_err_set(err, CZK_EINVAL, "gpu srs: the key has no points");
     TRY_STATUS(select_gpu(gpu, err));
     czk_gpu_srs *s = srs_handle(gpu, pk);
     if (s == nullptr) return czk_err_set(err, CZK_ENOMEM, "gpu srs handle");
-    czk_status st;
-    if (synth) {
-        st = czk_gpu_bases_synthesize(gpu, 1, s->h_len, seed + 1, &s->h, err);
-        if (st == CZK_OK) st = czk_gpu_bases_synthesize(gpu, 1, s->l_len, seed + 2, &s->l, err);
-        if (st == CZK_OK) st = czk_gpu_bases_synthesize(gpu, 1, s->a_len, seed + 3, &s->a, err);
-        if (st == CZK_OK)
-            st = czk_gpu_bases_synthesize(gpu, 1, s->b1_len, seed + 4, &s->b1, err);
-        if (st == CZK_OK)
-            st = czk_gpu_bases_synthesize(gpu, 2, s->b2_len, seed + 5, &s->b2, err);
-    } else {
-        st = czk_gpu_g1_bases_upload(gpu, pk->h, s->h_len, &s->h, err);
-        if (st == CZK_OK) st = czk_gpu_g1_bases_upload(gpu, pk->l, s->l_len, &s->l, err);
-        if (st == CZK_OK) st = czk_gpu_g1_bases_upload(gpu, pk->a, s->a_len, &s->a, err);
-        if (st == CZK_OK) st = czk_gpu_g1_bases_upload(gpu, pk->b_g1, s->b1_len, &s->b1, err);
-        if (st == CZK_OK) st = czk_gpu_g2_bases_upload(gpu, pk->b_g2, s->b2_len, &s->b2, err);
+    czk_status st = CZK_OK;
+    for (int k = 0; k < CZK_G16_SECTIONS && st == CZK_OK; k++) {
+        if (synth)
+            st = czk_gpu_bases_synthesize(gpu, section_group(k), s->len[k], seed + 1 + k,
+                                          &s->sec[k], err);
+        else if (section_group(k) == 1)
+            st = czk_gpu_g1_bases_upload(gpu, (const czk_g1_affine *)src[k], s->len[k],
+                                         &s->sec[k], err);
+        else
+            st = czk_gpu_g2_bases_upload(gpu, (const czk_g2_affine *)src[k], s->len[k],
+                                         &s->sec[k], err);
     }
     if (st != CZK_OK) {
         srs_free(s);
@@ -172,10 +182,10 @@ czk_status srs_make(czk_gpu_srs **out, int gpu, const czk_groth16_params *pk, bo
     return CZK_OK;
 }
 
-/* An SRS of pk's shape with its memory reserved and no points yet (test parameters made on
- * the GPU fill it with czk_gpu_srs_fixed_base). */
+/* An SRS of pk's shape with `res[k]` points of section k reserved on the device and not
+ * yet set (every point when res is NULL): filled by fixed-base work or czk_gpu_srs_write. */
 czk_status srs_make_empty(czk_gpu_srs **out, int gpu, const czk_groth16_params *pk,
-                          czk_err *err)
+                          const size_t *res, czk_err *err)
 {
     if (out == nullptr || pk == nullptr)
         return czk_err_set(err, CZK_EINVAL, "gpu srs: NULL argument");
@@ -183,11 +193,12 @@ czk_status srs_make_empty(czk_gpu_srs **out, int gpu, const czk_groth16_params *
     TRY_STATUS(select_gpu(gpu, err));
     czk_gpu_srs *s = srs_handle(gpu, pk);
     if (s == nullptr) return czk_err_set(err, CZK_ENOMEM, "gpu srs handle");
-    czk_status st = czk__gpu_bases_alloc(gpu, 1, s->h_len, &s->h, err);
-    if (st == CZK_OK) st = czk__gpu_bases_alloc(gpu, 1, s->l_len, &s->l, err);
-    if (st == CZK_OK) st = czk__gpu_bases_alloc(gpu, 1, s->a_len, &s->a, err);
-    if (st == CZK_OK) st = czk__gpu_bases_alloc(gpu, 1, s->b1_len, &s->b1, err);
-    if (st == CZK_OK) st = czk__gpu_bases_alloc(gpu, 2, s->b2_len, &s->b2, err);
+    czk_status st = CZK_OK;
+    for (int k = 0; k < CZK_G16_SECTIONS && st == CZK_OK; k++) {
+        if (res != nullptr) s->res[k] = res[k] < s->len[k] ? res[k] : s->len[k];
+        if (s->res[k] > 0)
+            st = czk__gpu_bases_alloc(gpu, section_group(k), s->res[k], &s->sec[k], err);
+    }
     if (st != CZK_OK) {
         srs_free(s);
         return st;
@@ -197,19 +208,16 @@ czk_status srs_make_empty(czk_gpu_srs **out, int gpu, const czk_groth16_params *
     return CZK_OK;
 }
 
-/* Section `sec` of an SRS: its handle, length and group; false for an unknown section. */
+/* Section `sec` of an SRS: its handle, resident points and group; false for an unknown
+ * section. */
 bool srs_section(const czk_gpu_srs *s, czk_groth16_section sec, czk_gpu_bases **b, size_t *len,
                  int *group)
 {
-    *group = 1;
-    switch (sec) {
-    case CZK_G16_H: *b = s->h, *len = s->h_len; return true;
-    case CZK_G16_L: *b = s->l, *len = s->l_len; return true;
-    case CZK_G16_A: *b = s->a, *len = s->a_len; return true;
-    case CZK_G16_B_G1: *b = s->b1, *len = s->b1_len; return true;
-    case CZK_G16_B_G2: *b = s->b2, *len = s->b2_len, *group = 2; return true;
-    }
-    return false;
+    if ((unsigned)sec >= CZK_G16_SECTIONS) return false;
+    *b = s->sec[sec];
+    *len = s->res[sec];
+    *group = section_group(sec);
+    return true;
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -274,6 +282,47 @@ void *cpu_b2_main(void *p)
 /* One proof                                                                            */
 /* ------------------------------------------------------------------------------------ */
 
+/*
+ * One thread's streaming: two device buffers that bases are copied into, on a copy stream
+ * of the thread's own, the next call's copy beside the current call's MSM. The buffers are
+ * taken on first use and sized for the largest call (G2 calls take half the G1 scalars).
+ */
+struct streamer {
+    cudaStream_t cs = nullptr;
+    cudaEvent_t ev[2] = {};
+    void *buf[2] = {};
+    size_t bytes = 0;
+    int prio = 0;
+    ~streamer()
+    {
+        if (cs != nullptr) cudaStreamSynchronize(cs);
+        for (void *b : buf)
+            if (b != nullptr) cudaFree(b);
+        for (cudaEvent_t e : ev)
+            if (e != nullptr) cudaEventDestroy(e);
+        if (cs != nullptr) cudaStreamDestroy(cs);
+        (void)cudaGetLastError();
+    }
+    czk_status ready(size_t need, czk_err *err)
+    {
+        if (cs == nullptr) {
+            TRY(cudaStreamCreateWithPriority(&cs, cudaStreamNonBlocking, prio));
+            for (cudaEvent_t &e : ev) TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+        }
+        if (bytes >= need) return CZK_OK;
+        TRY(cudaStreamSynchronize(cs));
+        for (void *&b : buf)
+            if (b != nullptr) {
+                cudaFree(b);
+                b = nullptr;
+            }
+        bytes = 0;
+        for (void *&b : buf) TRY(cudaMalloc(&b, need));
+        bytes = need;
+        return CZK_OK;
+    }
+};
+
 /* Everything one proof holds, released in the destructor on every path (the CPU thread is
  * joined first: it reads the caller's buffers). */
 struct prove_state {
@@ -283,7 +332,7 @@ struct prove_state {
     cudaMemPool_t pool = nullptr;
     fr_t *da = nullptr, *db = nullptr, *dc = nullptr, *dz = nullptr;
     fr_t *stage[4] = {nullptr, nullptr, nullptr, nullptr}; /* packed a, b, c, aux (device) */
-    void *stream_buf[2] = {nullptr, nullptr};
+    streamer sm; /* this thread's copy buffers for streamed bases */
     cudaEvent_t ev[12] = {};
     czk__gpu_h *h = nullptr; /* the H step's tables, released once the streams are done */
     bool thread_started = false;
@@ -304,8 +353,6 @@ struct prove_state {
             cudaStreamSynchronize(fs);
         }
         czk__gpu_h_end(h);
-        for (void *p : stream_buf)
-            if (p != nullptr) cudaFree(p);
         for (cudaEvent_t e : ev)
             if (e != nullptr) cudaEventDestroy(e);
         if (s != nullptr) cudaStreamDestroy(s);
@@ -347,83 +394,198 @@ bool is_pinned(const void *p)
 }
 
 /*
- * One MSM over device scalars: against resident bases (srs_bases != NULL), or against host
- * bases streamed in chunks of `chunk` scalars (a multiple of 64, so each chunk's density
- * bits start on a word) through two device buffers, the next chunk's copy on the copy
- * stream overlapping the current chunk's MSM.
+ * Where an MSM's bases are: the section's leading `res` points on the device and the rest
+ * in host memory from point `res` on (a resident SRS: res = the section's length; streamed
+ * from the key: res = 0).
+ */
+struct base_src {
+    const uint8_t *dev;  /* point 0 of the section on the device, or NULL (res = 0) */
+    size_t res;
+    const uint8_t *host; /* point `res` of the section on the host, or NULL (nothing streams) */
+};
+
+/* The point index in 0..n of the first scalar whose base is `target` or later: the scalar
+ * count whose density bits (all set without a density) add up to `target`. */
+size_t scalar_at_base(const uint64_t *density, size_t n, size_t target)
+{
+    if (density == nullptr) return target < n ? target : n;
+    size_t seen = 0;
+    for (size_t w = 0; w * 64 < n; w++) {
+        uint64_t word = density[w];
+        const size_t bits = n - w * 64 < 64 ? n - w * 64 : 64;
+        if (bits < 64) word &= (1ull << bits) - 1;
+        const size_t c = (size_t)__builtin_popcountll(word);
+        if (seen + c < target || c == 0) {
+            seen += c;
+            continue;
+        }
+        for (size_t b = 0; b < bits; b++)
+            if ((word >> b) & 1) {
+                if (seen == target) return w * 64 + b;
+                seen++;
+            }
+    }
+    return n;
+}
+
+/* A cap on the calling thread's MSM scratch for one proof, restored on every path. */
+struct scratch_cap_scope {
+    uint64_t saved;
+    explicit scratch_cap_scope(uint64_t cap) : saved(czk__gpu_thread_msm_scratch_cap())
+    {
+        czk__gpu_set_thread_msm_scratch_cap(cap);
+    }
+    ~scratch_cap_scope() { czk__gpu_set_thread_msm_scratch_cap(saved); }
+};
+
+/* Calls smaller than this are not cut further when a call's scratch does not fit. */
+constexpr size_t MSM_CALL_MIN = (size_t)1 << 16;
+
+/*
+ * One MSM call over bases already on the device: when its scratch does not fit (the
+ * thread's cap, or the device), the call is cut in two halves and each half tried again.
  */
 template <int G>
-czk_status msm(prove_state &ps, void *out, const czk_gpu_bases *srs_bases, size_t base_first,
-               const void *host_bases, size_t nbases, const czk_scalar *dsc, size_t n,
-               const uint64_t *density, size_t chunk, czk_gpu_msm_stats *stats,
-               uint64_t *streamed, czk_err *err)
+czk_status msm_call(int gpu, void *out, const uint8_t *bases, size_t nbases,
+                    const czk_scalar *dsc, size_t n, const uint64_t *density,
+                    czk_gpu_msm_stats *acc, czk_err *err)
+{
+    using jac = typename std::conditional<G == 1, czk_g1_jac, czk_g2_jac>::type;
+    const size_t elem = G == 1 ? sizeof(czk_g1_affine) : sizeof(czk_g2_affine);
+    czk_gpu_msm_stats cst;
+    czk_status st = czk__gpu_msm_dev(gpu, G, out, bases, nbases, dsc, n, density, &cst, err);
+    if (st == CZK_OK) {
+        acc->n_zero += cst.n_zero;
+        acc->n_one += cst.n_one;
+        acc->n_one_tree += cst.n_one_tree;
+        acc->n_sig += cst.n_sig;
+        acc->device_ms += cst.device_ms;
+        acc->window_bits = cst.window_bits;
+        acc->windows = cst.windows;
+        return CZK_OK;
+    }
+    if (st != CZK_ERESOURCE || n < 2 * MSM_CALL_MIN) return st;
+    /* Halves on a density word boundary. */
+    const size_t h = n / 2 / 64 * 64;
+    const size_t bh = density != nullptr ? czk_density_count(density, h) : h;
+    jac lo, hi;
+    TRY_STATUS(msm_call<G>(gpu, &lo, bases, bh, dsc, h, density, acc, err));
+    TRY_STATUS(msm_call<G>(gpu, &hi, bases + bh * elem, nbases - bh, dsc + h, n - h,
+                           density != nullptr ? density + h / 64 : nullptr, acc, err));
+    if (G == 1)
+        czk_g1_jac_add((czk_g1_jac *)out, (const czk_g1_jac *)&lo, (const czk_g1_jac *)&hi);
+    else
+        czk_g2_jac_add((czk_g2_jac *)out, (const czk_g2_jac *)&lo, (const czk_g2_jac *)&hi);
+    return CZK_OK;
+}
+
+/*
+ * One MSM over device scalars dsc[0..n) against bases [first, ...) of a section (density:
+ * one base per set bit), in calls of at most `chunk` scalars (0: one call where the bases
+ * are all resident): resident bases are read where they are; the others are copied from
+ * the host through the thread's streamer, each copy issued before the MSM of the call
+ * before it, the first one before the resident calls. Calls never straddle the resident
+ * boundary. `streamed` adds the bytes copied.
+ */
+template <int G>
+czk_status msm(streamer &sm, int gpu, void *out, const base_src &src, size_t first,
+               const czk_scalar *dsc, size_t n, const uint64_t *density, size_t chunk,
+               czk_gpu_msm_stats *stats, uint64_t *streamed, czk_err *err)
 {
     using jac = typename std::conditional<G == 1, czk_g1_jac, czk_g2_jac>::type;
     const size_t elem = G == 1 ? sizeof(czk_g1_affine) : sizeof(czk_g2_affine);
     jac *res = (jac *)out;
     if (stats != nullptr) memset(stats, 0, sizeof *stats);
-    if (n == 0) {
-        if (G == 1)
-            czk_g1_jac_set_inf((czk_g1_jac *)res);
-        else
-            czk_g2_jac_set_inf((czk_g2_jac *)res);
-        return CZK_OK;
-    }
-    if (srs_bases != nullptr) {
-        const uint8_t *b = (const uint8_t *)czk__gpu_bases_dev(srs_bases) + base_first * elem;
-        return czk__gpu_msm_dev(ps.gpu, G, res, b, nbases, dsc, n, density, stats, err);
-    }
-    /* Streamed. */
-    size_t nchunks = (n + chunk - 1) / chunk;
-    for (int i = 0; i < 2; i++)
-        if (ps.stream_buf[i] == nullptr) /* sized for G2, so G1 and G2 MSMs share them */
-            TRY(cudaMalloc(&ps.stream_buf[i], chunk * sizeof(czk_g2_affine)));
-    cudaEvent_t cev[2] = {ps.ev[10], ps.ev[11]};
-    auto range = [&](size_t k, size_t *lo, size_t *cnt, size_t *b0, size_t *bn) {
-        *lo = k * chunk;
-        *cnt = n - *lo < chunk ? n - *lo : chunk;
-        *b0 = density ? czk_density_count(density, *lo) : *lo;
-        size_t b1 = density ? czk_density_count(density, *lo + *cnt) : *lo + *cnt;
-        *bn = b1 - *b0;
-    };
-    auto upload = [&](size_t k) -> czk_status {
-        size_t lo, cnt, b0, bn;
-        range(k, &lo, &cnt, &b0, &bn);
-        if (bn > 0)
-            TRY(cudaMemcpyAsync(ps.stream_buf[k & 1], (const uint8_t *)host_bases + b0 * elem,
-                                bn * elem, cudaMemcpyHostToDevice, ps.cs));
-        TRY(cudaEventRecord(cev[k & 1], ps.cs));
-        *streamed += bn * elem;
-        return CZK_OK;
-    };
+    czk_gpu_msm_stats acc;
+    memset(&acc, 0, sizeof acc);
     if (G == 1)
         czk_g1_jac_set_inf((czk_g1_jac *)res);
     else
         czk_g2_jac_set_inf((czk_g2_jac *)res);
-    TRY_STATUS(upload(0));
-    for (size_t k = 0; k < nchunks; k++) {
-        TRY(cudaEventSynchronize(cev[k & 1]));
-        /* Buffer (k+1)&1 was last read by chunk k−1's MSM, which has returned. */
-        if (k + 1 < nchunks) TRY_STATUS(upload(k + 1));
+    if (n == 0) return CZK_OK;
+    /* Scalars [0, cut) have resident bases, [cut, n) go through the streamer. With a
+     * density a call starts on a density word, so the first streamed call may begin with up
+     * to 63 resident bases, which it copies from the device. */
+    size_t cut = src.res <= first ? 0 : scalar_at_base(density, n, src.res - first);
+    if (density != nullptr && cut < n) cut = cut / 64 * 64;
+    if (cut < n && src.host == nullptr)
+        return czk_err_set(err, CZK_EINVAL,
+                           "gpu prove: bases from %zu on are neither resident nor on the host",
+                           src.res);
+    const size_t step = G == 1 ? chunk : chunk / 2;
+    struct call {
         size_t lo, cnt, b0, bn;
-        range(k, &lo, &cnt, &b0, &bn);
-        jac part;
-        czk_gpu_msm_stats cst;
-        TRY_STATUS(czk__gpu_msm_dev(ps.gpu, G, &part, ps.stream_buf[k & 1], bn, dsc + lo, cnt,
-                                    density ? density + lo / 64 : nullptr, &cst, err));
+    };
+    auto make_call = [&](size_t lo, size_t end) {
+        call c;
+        c.lo = lo;
+        c.cnt = step == 0 || end - lo < step ? end - lo : step;
+        c.b0 = density != nullptr ? czk_density_count(density, lo) : lo;
+        size_t b1 = density != nullptr ? czk_density_count(density, lo + c.cnt) : lo + c.cnt;
+        c.bn = b1 - c.b0;
+        return c;
+    };
+    auto add = [&](const jac &part) {
         if (G == 1)
             czk_g1_jac_add((czk_g1_jac *)res, (const czk_g1_jac *)res, (const czk_g1_jac *)&part);
         else
             czk_g2_jac_add((czk_g2_jac *)res, (const czk_g2_jac *)res, (const czk_g2_jac *)&part);
-        if (stats != nullptr) {
-            stats->n_zero += cst.n_zero;
-            stats->n_one += cst.n_one;
-            stats->n_sig += cst.n_sig;
-            stats->device_ms += cst.device_ms;
-            stats->window_bits = cst.window_bits;
-            stats->windows = cst.windows;
-        }
+    };
+    /* Streamed calls: copies into the buffer of the call's parity. */
+    size_t next_lo = cut; /* the streamed call whose copy is issued next */
+    int slot = 0;
+    auto issue = [&]() -> czk_status {
+        if (next_lo >= n) return CZK_OK;
+        call c = make_call(next_lo, n);
+        const size_t g0 = first + c.b0; /* the call's first base in the section */
+        const size_t nd = g0 < src.res ? (c.bn < src.res - g0 ? c.bn : src.res - g0) : 0;
+        uint8_t *dst = (uint8_t *)sm.buf[slot];
+        if (nd > 0)
+            TRY(cudaMemcpyAsync(dst, src.dev + g0 * elem, nd * elem, cudaMemcpyDeviceToDevice,
+                                sm.cs));
+        if (c.bn > nd)
+            TRY(cudaMemcpyAsync(dst + nd * elem, src.host + (g0 + nd - src.res) * elem,
+                                (c.bn - nd) * elem, cudaMemcpyHostToDevice, sm.cs));
+        TRY(cudaEventRecord(sm.ev[slot], sm.cs));
+        *streamed += (c.bn - nd) * elem;
+        next_lo += c.cnt;
+        slot ^= 1;
+        return CZK_OK;
+    };
+    if (cut < n) {
+        const size_t per = step != 0 ? step : n - cut;
+        TRY_STATUS(sm.ready(per * elem, err));
+        TRY_STATUS(issue());
     }
+    for (size_t lo = 0; lo < cut;) {
+        const size_t end = cut;
+        call c = step == 0 ? call{lo, end - lo, 0, 0} : make_call(lo, end);
+        if (step == 0) {
+            c.b0 = density != nullptr ? czk_density_count(density, lo) : lo;
+            c.bn = (density != nullptr ? czk_density_count(density, end) : end) - c.b0;
+        }
+        jac part;
+        TRY_STATUS(msm_call<G>(gpu, &part, src.dev + (first + c.b0) * elem, c.bn, dsc + c.lo,
+                               c.cnt, density != nullptr ? density + c.lo / 64 : nullptr, &acc,
+                               err));
+        add(part);
+        lo += c.cnt;
+    }
+    int use = 0;
+    for (size_t lo = cut; lo < n;) {
+        call c = make_call(lo, n);
+        TRY(cudaEventSynchronize(sm.ev[use]));
+        /* The other buffer was last read by the call before this one, which has returned. */
+        TRY_STATUS(issue());
+        jac part;
+        TRY_STATUS(msm_call<G>(gpu, &part, (const uint8_t *)sm.buf[use], c.bn, dsc + c.lo,
+                               c.cnt, density != nullptr ? density + c.lo / 64 : nullptr, &acc,
+                               err));
+        add(part);
+        use ^= 1;
+        lo += c.cnt;
+    }
+    if (stats != nullptr) *stats = acc;
     return CZK_OK;
 }
 
@@ -603,16 +765,18 @@ czk_gpu_b2_where b2_default()
  * overlap stays because it costs nothing and pays wherever the kernels leave gaps.
  */
 struct witness_job {
-    prove_state *ps;
+    int gpu;
     const czk_groth16_params *pk;
     const czk_groth16_assignment *asg;
-    const czk_gpu_srs *srs;
+    base_src src[CZK_G16_SECTIONS];
     const czk_scalar *zs;
     cudaEvent_t ready; /* the witness scalars are canonical on the device */
     size_t chunk;
+    uint64_t scratch_cap; /* the plan's bound on each MSM call's scratch (0: none) */
     bool b2_gpu;
     czk__groth16_msms *res;
     czk_gpu_prove_stats *st;
+    streamer *sm;       /* this thread's copy buffers */
     uint64_t streamed;
     double l_s, a_s, b1_s, b2_s; /* host wall times */
     double t_start;              /* the proof's start (now_s), for the stats' end marks */
@@ -624,52 +788,50 @@ struct witness_job {
 czk_status witness_msms(witness_job *j)
 {
     czk_err *err = &j->err;
-    prove_state &ps = *j->ps;
     const czk_groth16_params *pk = j->pk;
     const czk_groth16_assignment *asg = j->asg;
-    const czk_gpu_srs *srs = j->srs;
     const size_t ni = pk->n_inputs, na = pk->n_aux;
     const czk_scalar *zs = j->zs;
     czk__groth16_msms *res = j->res;
     czk_gpu_prove_stats *st = j->st;
-    TRY(cudaSetDevice(ps.gpu));
+    const int gpu = j->gpu;
+    TRY(cudaSetDevice(gpu));
     TRY(cudaEventSynchronize(j->ready));
+    scratch_cap_scope cap(j->scratch_cap);
     size_t b_in = asg->b_input_density ? czk_density_count(asg->b_input_density, ni) : ni;
-    size_t a_aux_n = pk->a_len - ni, b_aux_n = pk->b_g1_len - b_in;
-    const bool rs = srs != nullptr;
+    const base_src *src = j->src;
+    streamer &sm = *j->sm;
     czk_gpu_msm_stats m1, m2;
     uint64_t *sb = &j->streamed;
+    const size_t ch = j->chunk;
     double t0 = now_s();
-    TRY_STATUS(msm<1>(ps, &res->l, rs ? srs->l : nullptr, 0, pk->l, pk->l_len, zs + ni, na,
-                      nullptr, j->chunk, &m1, sb, err));
+    TRY_STATUS(msm<1>(sm, gpu, &res->l, src[CZK_G16_L], 0, zs + ni, na, nullptr, ch, &m1, sb,
+                      err));
     st->msm_l_s = m1.device_ms * 1e-3;
     st->l_sig = m1.n_sig;
     double t1 = now_s();
     st->t_l_s = t1 - j->t_start;
     j->l_s = t1 - t0;
-    TRY_STATUS(msm<1>(ps, &res->a_in, rs ? srs->a : nullptr, 0, pk->a, ni, zs, ni, nullptr,
-                      j->chunk, &m1, sb, err));
-    TRY_STATUS(msm<1>(ps, &res->a_aux, rs ? srs->a : nullptr, ni, pk->a + (pk->a ? ni : 0),
-                      a_aux_n, zs + ni, na, asg->a_aux_density, j->chunk, &m2, sb, err));
+    TRY_STATUS(msm<1>(sm, gpu, &res->a_in, src[CZK_G16_A], 0, zs, ni, nullptr, ch, &m1, sb, err));
+    TRY_STATUS(msm<1>(sm, gpu, &res->a_aux, src[CZK_G16_A], ni, zs + ni, na, asg->a_aux_density,
+                      ch, &m2, sb, err));
     st->msm_a_s = (m1.device_ms + m2.device_ms) * 1e-3;
     double t2 = now_s();
     st->t_a_s = t2 - j->t_start;
     j->a_s = t2 - t1;
-    TRY_STATUS(msm<1>(ps, &res->b1_in, rs ? srs->b1 : nullptr, 0, pk->b_g1, b_in, zs, ni,
-                      asg->b_input_density, j->chunk, &m1, sb, err));
-    TRY_STATUS(msm<1>(ps, &res->b1_aux, rs ? srs->b1 : nullptr, b_in,
-                      pk->b_g1 + (pk->b_g1 ? b_in : 0), b_aux_n, zs + ni, na,
-                      asg->b_aux_density, j->chunk, &m2, sb, err));
+    TRY_STATUS(msm<1>(sm, gpu, &res->b1_in, src[CZK_G16_B_G1], 0, zs, ni, asg->b_input_density,
+                      ch, &m1, sb, err));
+    TRY_STATUS(msm<1>(sm, gpu, &res->b1_aux, src[CZK_G16_B_G1], b_in, zs + ni, na,
+                      asg->b_aux_density, ch, &m2, sb, err));
     st->msm_b1_s = (m1.device_ms + m2.device_ms) * 1e-3;
     double t3 = now_s();
     st->t_b1_s = t3 - j->t_start;
     j->b1_s = t3 - t2;
     if (j->b2_gpu) {
-        TRY_STATUS(msm<2>(ps, &res->b2_in, rs ? srs->b2 : nullptr, 0, pk->b_g2, b_in, zs, ni,
-                          asg->b_input_density, j->chunk, &m1, sb, err));
-        TRY_STATUS(msm<2>(ps, &res->b2_aux, rs ? srs->b2 : nullptr, b_in,
-                          pk->b_g2 + (pk->b_g2 ? b_in : 0), b_aux_n, zs + ni, na,
-                          asg->b_aux_density, j->chunk, &m2, sb, err));
+        TRY_STATUS(msm<2>(sm, gpu, &res->b2_in, src[CZK_G16_B_G2], 0, zs, ni,
+                          asg->b_input_density, ch, &m1, sb, err));
+        TRY_STATUS(msm<2>(sm, gpu, &res->b2_aux, src[CZK_G16_B_G2], b_in, zs + ni, na,
+                          asg->b_aux_density, ch, &m2, sb, err));
         st->msm_b2_s = (m1.device_ms + m2.device_ms) * 1e-3;
         j->b2_s = now_s() - t3;
         st->t_b2_s = now_s() - j->t_start;
@@ -702,18 +864,47 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
 {
     if (out == nullptr) return czk_err_set(err, CZK_EINVAL, "gpu prove: out is NULL");
     TRY_STATUS(czk__groth16_check_shapes(pk, asg, err));
+    czk_gpu_prove_opts o = opts != nullptr ? *opts : czk_gpu_prove_opts{};
+    const czk_gpu_plan *plan = o.plan;
+
+    /* Where each section's bases are: the SRS's resident points, then its host memory (or
+     * the key's own arrays); without an SRS, the key's arrays streamed. */
+    const void *keypts[CZK_G16_SECTIONS] = {pk->h, pk->l, pk->a, pk->b_g1, pk->b_g2};
+    base_src src[CZK_G16_SECTIONS];
     if (srs != nullptr) {
         if (srs->gpu != gpu)
             return czk_err_set(err, CZK_EINVAL, "gpu prove: SRS on GPU %d, proving on GPU %d",
                                srs->gpu, gpu);
-        if (srs->h_len != pk->h_len || srs->l_len != pk->l_len || srs->a_len != pk->a_len ||
-            srs->b1_len != pk->b_g1_len || srs->b2_len != pk->b_g2_len)
-            return czk_err_set(err, CZK_EINVAL, "gpu prove: the SRS is not of this key's shape");
-    } else if ((pk->h_len && !pk->h) || (pk->l_len && !pk->l) || (pk->a_len && !pk->a) ||
-               (pk->b_g1_len && !pk->b_g1) || (pk->b_g2_len && !pk->b_g2)) {
-        return czk_err_set(err, CZK_EINVAL, "gpu prove: no SRS and the key has no points");
+        for (int k = 0; k < CZK_G16_SECTIONS; k++)
+            if (srs->len[k] != czk_groth16_section_len(pk, (czk_groth16_section)k))
+                return czk_err_set(err, CZK_EINVAL, "gpu prove: the SRS is not of this key's shape");
+        for (int k = 0; k < CZK_G16_SECTIONS; k++) {
+            src[k].dev = srs->sec[k] != nullptr ? (const uint8_t *)czk__gpu_bases_dev(srs->sec[k])
+                                                : nullptr;
+            src[k].res = srs->res[k];
+            src[k].host = nullptr;
+            if (srs->res[k] < srs->len[k]) {
+                src[k].host = srs->host[k] != nullptr
+                                  ? (const uint8_t *)srs->host[k]
+                                  : keypts[k] != nullptr
+                                        ? (const uint8_t *)keypts[k] + srs->res[k] * section_elem(k)
+                                        : nullptr;
+                if (src[k].host == nullptr)
+                    return czk_err_set(err, CZK_EINVAL,
+                                       "gpu prove: section %s streams points [%zu, %zu), which "
+                                       "no host memory holds",
+                                       czk_groth16_section_name((czk_groth16_section)k),
+                                       srs->res[k], srs->len[k]);
+            }
+        }
+    } else {
+        for (int k = 0; k < CZK_G16_SECTIONS; k++) {
+            if (czk_groth16_section_len(pk, (czk_groth16_section)k) && keypts[k] == nullptr)
+                return czk_err_set(err, CZK_EINVAL, "gpu prove: no SRS and the key has no points");
+            src[k] = base_src{nullptr, 0, (const uint8_t *)keypts[k]};
+        }
     }
-    czk_gpu_prove_opts o = opts != nullptr ? *opts : czk_gpu_prove_opts{};
+    const bool full = srs_full(srs);
     for (int k = 0; k < 3; k++)
         if (o.packed_abc[k] != nullptr && o.packed_abc[k]->n != asg->n_rows)
             return czk_err_set(err, CZK_EINVAL,
@@ -726,10 +917,18 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     if (o.b2 == CZK_GPU_B2_AUTO) o.b2 = b2_default();
     if (o.b2 == CZK_GPU_B2_CPU && pk->b_g2_len > 0 && pk->b_g2 == nullptr)
         return czk_err_set(err, CZK_EINVAL, "gpu prove: B_G2 on the CPU needs the key's points");
-    size_t chunk = o.stream_chunk ? o.stream_chunk : (size_t)1 << 24;
+    /* The plan's orders (include/czk/gpu.h): two vectors through the H step at a time, the
+     * witness after the H MSM, MSM calls of bounded scratch. Packed copies go with the
+     * at-once order only (their staging buffers are what the other orders save). */
+    const bool in_turn = plan != nullptr && plan->abc_in_turn;
+    const bool late = plan != nullptr && plan->witness_late;
+    size_t chunk = plan != nullptr ? plan->msm_chunk : 0;
+    if (chunk == 0 && !full) chunk = o.stream_chunk ? o.stream_chunk : (size_t)1 << 24;
     chunk = (chunk + 63) / 64 * 64;
-    /* Streaming shares one pair of base buffers: the MSMs then run one after another. */
-    const bool overlap = !o.no_overlap && srs != nullptr;
+    const uint64_t scratch_cap = plan != nullptr ? plan->msm_scratch : 0;
+    /* The witness MSMs beside H: as the plan says; without one, with a resident SRS (the
+     * streamed key once shared one pair of copy buffers between the threads). */
+    const bool overlap = !o.no_overlap && !late && (plan != nullptr ? plan->overlap : full);
 
     czk_fr r, s;
     TRY_STATUS(czk__groth16_blinding(&r, &s, r_in, s_in, err));
@@ -800,11 +999,13 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
                              : witness_first ? witness_level
                                              : prio_least;
     msm_priority_scope prio_scope(msm_prio);
+    scratch_cap_scope cap_scope(scratch_cap);
     /* The copy stream also makes the witness canonical (from_mont_kernel), which the
      * witness MSMs wait for: at their level, not behind another proof's H MSM. */
     TRY(cudaStreamCreateWithPriority(&ps.cs, cudaStreamNonBlocking, witness_prio));
+    ps.sm.prio = msm_prio;
     for (cudaEvent_t &e : ps.ev) TRY(cudaEventCreate(&e));
-    enum { EV_C0, EV_A, EV_B, EV_C, EV_Z, EV_S0, EV_H, EV_ZC, EV_CEND };
+    enum { EV_C0, EV_A, EV_B, EV_C, EV_Z, EV_S0, EV_H, EV_ZC, EV_CEND, EV_BFREE };
 
     /* B_G2 on the CPU starts first: it needs nothing from the GPU. */
     st.b2_on_cpu = o.b2 == CZK_GPU_B2_CPU;
@@ -817,13 +1018,19 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
 
     TRY_STATUS(ps.alloc(&ps.da, m, err));
     TRY_STATUS(ps.alloc(&ps.db, m, err));
-    TRY_STATUS(ps.alloc(&ps.dc, m, err));
-    TRY_STATUS(ps.alloc(&ps.dz, ni + na, err));
+    /* In turn, c lands in b's memory once a·b is formed. */
+    if (!in_turn) TRY_STATUS(ps.alloc(&ps.dc, m, err));
+    if (!late) TRY_STATUS(ps.alloc(&ps.dz, ni + na, err));
     /* Packed vectors (opts.packed_abc, packed_aux) land in staging buffers and are expanded
      * on the device: a, b, c on the compute stream before their transforms, the witness
      * where it becomes canonical. */
-    const czk_packed_vec *pv[4] = {o.packed_abc[0], o.packed_abc[1], o.packed_abc[2],
-                                   o.packed_aux};
+    const czk_packed_vec *pv[4] = {nullptr, nullptr, nullptr, nullptr};
+    if (!in_turn && !late) {
+        pv[0] = o.packed_abc[0];
+        pv[1] = o.packed_abc[1];
+        pv[2] = o.packed_abc[2];
+        pv[3] = o.packed_aux;
+    }
     for (int k = 0; k < 4; k++) {
         st.packed_vectors += pv[k] != nullptr;
         if (pv[k] != nullptr)
@@ -839,14 +1046,15 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
      * at 2^27 on an H200, H was ready after 441 ms against 513 ms with the witness first.
      * CZK_GPU_COPY_ORDER (copy_order_env) may put the witness first. */
     const copy_order order = copy_order_env();
-    st.witness_copied_first =
-        order == COPY_WITNESS || (order == COPY_AUTO && flight.before == 0 && overlap);
+    st.witness_copied_first = !in_turn && !late &&
+                              (order == COPY_WITNESS ||
+                               (order == COPY_AUTO && flight.before == 0 && overlap));
     st.host_pinned = is_pinned(asg->a) && is_pinned(asg->b) && is_pinned(asg->c) &&
                      is_pinned(asg->aux);
     const size_t fb = sizeof(czk_fr);
     const size_t rows0 = asg->n_rows; /* rows before bellperson's input rows */
     TRY(cudaEventRecord(ps.ev[EV_C0], ps.cs));
-    fr_t *dv[3] = {ps.da, ps.db, ps.dc};
+    fr_t *dv[3] = {ps.da, ps.db, in_turn ? ps.db : ps.dc};
     czk_fr *hv[3] = {asg->a, asg->b, asg->c};
     uint64_t copied = 0;
     auto copy_witness = [&]() -> czk_status {
@@ -859,6 +1067,22 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
             copied += na * fb;
         }
         TRY(cudaEventRecord(ps.ev[EV_Z], ps.cs));
+        return CZK_OK;
+    };
+    auto copy_vector = [&](int k) -> czk_status {
+        if (pv[k] != nullptr) {
+            TRY_STATUS(copy_packed(ps.stage[k], pv[k], ps.cs, &copied, err));
+            /* bellperson's input rows, past the packed ones, as the plain copy has them */
+            if (rows > rows0) {
+                TRY(cudaMemcpyAsync(dv[k] + rows0, hv[k] + rows0, (rows - rows0) * fb,
+                                    cudaMemcpyHostToDevice, ps.cs));
+                copied += (rows - rows0) * fb;
+            }
+        } else if (rows > 0) {
+            TRY(cudaMemcpyAsync(dv[k], hv[k], rows * fb, cudaMemcpyHostToDevice, ps.cs));
+            copied += rows * fb;
+        }
+        TRY(cudaEventRecord(ps.ev[EV_A + k], ps.cs));
         return CZK_OK;
     };
     /* a and b in the order of their copies' sizes, c last: c needs one transform after its
@@ -880,60 +1104,56 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
         TRY(cudaStreamCreateWithPriority(&ps.ws, cudaStreamNonBlocking, witness_prio));
         TRY_STATUS(copy_witness());
     }
+    /* In turn, c's copy waits for a·b (queued with the transforms below). */
     for (int k : vorder) {
-        if (pv[k] != nullptr) {
-            TRY_STATUS(copy_packed(ps.stage[k], pv[k], ps.cs, &copied, err));
-            /* bellperson's input rows, past the packed ones, as the plain copy has them */
-            if (rows > rows0) {
-                TRY(cudaMemcpyAsync(dv[k] + rows0, hv[k] + rows0, (rows - rows0) * fb,
-                                    cudaMemcpyHostToDevice, ps.cs));
-                copied += (rows - rows0) * fb;
-            }
-        } else if (rows > 0) {
-            TRY(cudaMemcpyAsync(dv[k], hv[k], rows * fb, cudaMemcpyHostToDevice, ps.cs));
-            copied += rows * fb;
-        }
-        TRY(cudaEventRecord(ps.ev[EV_A + k], ps.cs));
+        if (in_turn && k == 2) break;
+        TRY_STATUS(copy_vector(k));
     }
-    if (!st.witness_copied_first) TRY_STATUS(copy_witness());
-    /* The last copy's end, whichever it is. */
-    TRY(cudaEventRecord(ps.ev[EV_CEND], ps.cs));
-    st.h2d_bytes = copied;
+    if (!st.witness_copied_first && !late) TRY_STATUS(copy_witness());
 
     /* Rows past `rows` are zero. The witness becomes canonical scalars right after its
      * copy (on the copy stream when it is copied last), so that the witness MSMs do not
      * wait for the transforms. */
     if (rows < m)
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < (in_turn ? 2 : 3); k++)
             TRY(cudaMemsetAsync(dv[k] + rows, 0, (m - rows) * fb, ps.s));
     cudaStream_t zs_stream = ps.cs;
     if (st.witness_copied_first) {
         zs_stream = ps.ws;
         TRY(cudaStreamWaitEvent(ps.ws, ps.ev[EV_Z], 0));
     }
-    if (pv[3] != nullptr) {
-        /* the aux part straight to canonical limbs; the inputs converted below */
-        TRY_STATUS(expand_packed(ps.dz + ni, ps.stage[3], pv[3], true, zs_stream, err));
-        from_mont_kernel<<<ew_blocks(ni), EW_THREADS, 0, zs_stream>>>(ps.dz, ni);
-    } else {
-        from_mont_kernel<<<ew_blocks(ni + na), EW_THREADS, 0, zs_stream>>>(ps.dz, ni + na);
-    }
-    TRY_LAUNCH();
-    TRY(cudaEventRecord(ps.ev[EV_ZC], zs_stream));
+    /* The witness in canonical limbs (aux packed: expanded to them), once it has landed. */
+    auto witness_canonical = [&](cudaStream_t zst) -> czk_status {
+        if (pv[3] != nullptr) {
+            TRY_STATUS(expand_packed(ps.dz + ni, ps.stage[3], pv[3], true, zst, err));
+            from_mont_kernel<<<ew_blocks(ni), EW_THREADS, 0, zst>>>(ps.dz, ni);
+        } else {
+            from_mont_kernel<<<ew_blocks(ni + na), EW_THREADS, 0, zst>>>(ps.dz, ni + na);
+        }
+        TRY_LAUNCH();
+        TRY(cudaEventRecord(ps.ev[EV_ZC], zst));
+        return CZK_OK;
+    };
+    if (!late) TRY_STATUS(witness_canonical(zs_stream));
 
     czk__groth16_msms res;
+    /* The witness MSMs' thread has copy buffers of its own; after H they use this one's. */
+    streamer wsm;
+    wsm.prio = witness_prio;
     witness_job wj;
     memset((void *)&wj, 0, sizeof wj);
-    wj.ps = &ps;
+    wj.gpu = gpu;
     wj.pk = pk;
     wj.asg = asg;
-    wj.srs = srs;
+    for (int k = 0; k < CZK_G16_SECTIONS; k++) wj.src[k] = src[k];
     wj.zs = (const czk_scalar *)ps.dz;
     wj.ready = ps.ev[EV_ZC];
     wj.chunk = chunk;
+    wj.scratch_cap = scratch_cap;
     wj.b2_gpu = !st.b2_on_cpu;
     wj.res = &res;
     wj.st = &st;
+    wj.sm = overlap ? &wsm : &ps.sm;
     wj.t_start = t0;
     wj.msm_priority = witness_prio;
     pthread_t wthread;
@@ -943,7 +1163,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
             return czk_err_set(err, CZK_ERESOURCE, "gpu prove: cannot start the MSM thread");
         wstarted = true;
     }
-    /* Joined on every path below before `wj` and `ps` go away. */
+    /* Joined on every path below before `wj`, `wsm` and `ps` go away. */
     struct joiner {
         pthread_t *t;
         bool *on;
@@ -954,16 +1174,31 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     } wjoin{&wthread, &wstarted};
 
     /* 2. H on the compute stream, each vector once its copy is done (cuda/ntt.cu's H step:
-     * six transforms, the result in canonical limbs). */
+     * six transforms, the result in canonical limbs). In turn: a and b, then a·b into a,
+     * then c's copy into b's memory and its transform, then the rest of the step. */
     TRY_STATUS(czk__gpu_h_begin(gpu, pk->log_m, pk->conv, &ps.h, err));
     for (int k : vorder) {
+        if (in_turn && k == 2) break;
         TRY(cudaStreamWaitEvent(ps.s, ps.ev[EV_A + k], 0));
         if (pv[k] != nullptr)
             TRY_STATUS(expand_packed(dv[k], ps.stage[k], pv[k], false, ps.s, err));
         TRY_STATUS(czk__gpu_h_vector(ps.h, (czk_fr *)dv[k], k, ps.s, err));
     }
-    TRY_STATUS(czk__gpu_h_finish(ps.h, (czk_fr *)ps.da, (czk_fr *)ps.db, (const czk_fr *)ps.dc,
-                                 ps.s, err));
+    if (in_turn) {
+        TRY_STATUS(czk__gpu_h_combine(ps.h, (czk_fr *)ps.da, (const czk_fr *)ps.db, ps.s, err));
+        if (rows < m) TRY(cudaMemsetAsync(ps.db + rows, 0, (m - rows) * fb, ps.s));
+        TRY(cudaEventRecord(ps.ev[EV_BFREE], ps.s));
+        TRY(cudaStreamWaitEvent(ps.cs, ps.ev[EV_BFREE], 0));
+        TRY_STATUS(copy_vector(2));
+        TRY(cudaStreamWaitEvent(ps.s, ps.ev[EV_C], 0));
+        TRY_STATUS(czk__gpu_h_vector(ps.h, (czk_fr *)ps.db, 2, ps.s, err));
+        TRY_STATUS(czk__gpu_h_finish_c(ps.h, (czk_fr *)ps.da, (const czk_fr *)ps.db, ps.s, err));
+    } else {
+        TRY_STATUS(czk__gpu_h_finish(ps.h, (czk_fr *)ps.da, (czk_fr *)ps.db,
+                                     (const czk_fr *)ps.dc, ps.s, err));
+    }
+    /* The last copy's end, whichever it is (in turn, c's). */
+    TRY(cudaEventRecord(ps.ev[EV_CEND], ps.cs));
     /* bellperson: the top coefficient is zero for a satisfied assignment */
     const size_t h_len = pk->conv == CZK_H_BELLPERSON ? m - 1 : m;
     /* H is in da: b and c go back to the pool now (stream-ordered after the transforms),
@@ -973,8 +1208,10 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
      * the GPU on only every other time. */
     TRY(cudaFreeAsync(ps.db, ps.s));
     ps.db = nullptr;
-    TRY(cudaFreeAsync(ps.dc, ps.s));
-    ps.dc = nullptr;
+    if (ps.dc != nullptr) {
+        TRY(cudaFreeAsync(ps.dc, ps.s));
+        ps.dc = nullptr;
+    }
     TRY(cudaEventRecord(ps.ev[EV_H], ps.s));
     st.t_queued_s = now_s() - t0;
     TRY(cudaEventSynchronize(ps.ev[EV_H]));
@@ -988,8 +1225,13 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     TRY(cudaEventElapsedTime(&ms, ps.ev[EV_S0], ps.ev[EV_H]));
     st.ntt_s = ms * 1e-3;
     /* Only MSMs against the resident SRS are left: the caller may start the next proof
-     * beside them (streamed bases would share the copy engine with its copies). */
-    if (o.on_compute != nullptr && srs != nullptr && room_for_next(gpu, ps.pool)) {
+     * beside them (streamed bases would share the copy engine with its copies). Under a
+     * plan, only when its budget holds a second proof's buffers and H MSM beside its peak. */
+    const bool plan_room =
+        plan == nullptr ||
+        plan->budget >= plan->peak_bytes + g_max_bufs[gpu < MAX_GPUS ? gpu : 0].load() +
+                            czk_gpu_msm_scratch_bound(1, m);
+    if (o.on_compute != nullptr && full && plan_room && room_for_next(gpu, ps.pool)) {
         st.overlapped = true;
         st.t_handoff_s = now_s() - t0;
         o.on_compute(o.on_compute_arg);
@@ -997,9 +1239,8 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
 
     /* 3. MSMs: H here, the witness MSMs on their thread (or here, after H). */
     czk_gpu_msm_stats mh;
-    TRY_STATUS(msm<1>(ps, &res.h, srs != nullptr ? srs->h : nullptr, 0, pk->h, pk->h_len,
-                      (const czk_scalar *)ps.da, h_len, nullptr, chunk, &mh, &st.srs_h2d_bytes,
-                      err));
+    TRY_STATUS(msm<1>(ps.sm, gpu, &res.h, src[CZK_G16_H], 0, (const czk_scalar *)ps.da, h_len,
+                      nullptr, chunk, &mh, &st.srs_h2d_bytes, err));
     st.msm_h_s = mh.device_ms * 1e-3;
     st.h_sig = mh.n_sig;
     double t2 = now_s();
@@ -1009,6 +1250,17 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
         pthread_join(wthread, nullptr);
         wstarted = false;
     } else {
+        if (late) {
+            /* H's memory back to the pool, then the witness into it. */
+            TRY(cudaFreeAsync(ps.da, ps.s));
+            ps.da = nullptr;
+            TRY_STATUS(ps.alloc(&ps.dz, ni + na, err));
+            TRY(cudaEventRecord(ps.ev[EV_S0], ps.s));
+            TRY(cudaStreamWaitEvent(ps.cs, ps.ev[EV_S0], 0));
+            TRY_STATUS(copy_witness());
+            TRY_STATUS(witness_canonical(ps.cs));
+            wj.zs = (const czk_scalar *)ps.dz;
+        }
         msm_priority_scope wscope(witness_prio);
         wj.rc = witness_msms(&wj);
     }
@@ -1016,6 +1268,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
         if (err != nullptr) *err = wj.err;
         return wj.rc;
     }
+    st.h2d_bytes = copied;
     st.srs_h2d_bytes += wj.streamed;
     tm.msm_l = wj.l_s;
     tm.msm_a = wj.a_s;
@@ -1062,7 +1315,42 @@ czk_status czk_gpu_srs_synthesize(czk_gpu_srs **out, int gpu, const czk_groth16_
 czk_status czk_gpu_srs_create_empty(czk_gpu_srs **out, int gpu, const czk_groth16_params *pk,
                                     czk_err *err)
 {
-    return srs_make_empty(out, gpu, pk, err);
+    return srs_make_empty(out, gpu, pk, nullptr, err);
+}
+
+czk_status czk_gpu_srs_create_plan(czk_gpu_srs **out, int gpu, const czk_groth16_params *shape,
+                                   const czk_gpu_plan *plan, czk_err *err)
+{
+    if (plan == nullptr) return czk_err_set(err, CZK_EINVAL, "gpu srs: NULL plan");
+    return srs_make_empty(out, gpu, shape, plan->resident, err);
+}
+
+czk_status czk_gpu_srs_write(czk_gpu_srs *srs, czk_groth16_section sec, size_t first,
+                             const void *pts, size_t n, czk_err *err)
+{
+    if (srs == nullptr || (unsigned)sec >= CZK_G16_SECTIONS)
+        return czk_err_set(err, CZK_EINVAL, "gpu srs write: bad SRS or section");
+    if (first > srs->res[sec] || n > srs->res[sec] - first)
+        return czk_err_set(err, CZK_EINVAL,
+                           "gpu srs write: %s points [%zu, %zu) are outside the %zu resident",
+                           czk_groth16_section_name(sec), first, first + n, srs->res[sec]);
+    if (n == 0) return CZK_OK;
+    if (pts == nullptr) return czk_err_set(err, CZK_EINVAL, "gpu srs write: NULL points");
+    TRY_STATUS(select_gpu(srs->gpu, err));
+    const size_t el = section_elem(sec);
+    uint8_t *dst = (uint8_t *)const_cast<void *>(czk__gpu_bases_dev(srs->sec[sec])) + first * el;
+    TRY(cudaMemcpy(dst, pts, n * el, cudaMemcpyHostToDevice));
+    return CZK_OK;
+}
+
+void czk_gpu_srs_set_host(czk_gpu_srs *srs, czk_groth16_section sec, const void *tail)
+{
+    if (srs != nullptr && (unsigned)sec < CZK_G16_SECTIONS) srs->host[sec] = tail;
+}
+
+size_t czk_gpu_srs_resident(const czk_gpu_srs *srs, czk_groth16_section sec)
+{
+    return srs != nullptr && (unsigned)sec < CZK_G16_SECTIONS ? srs->res[sec] : 0;
 }
 
 czk_status czk_gpu_srs_fixed_base(czk_gpu_srs *srs, czk_groth16_section sec, size_t first,

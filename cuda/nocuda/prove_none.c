@@ -82,3 +82,29 @@ czk_status czk_gpu_srs_download(const czk_gpu_srs *srs, czk_groth16_section sec,
     (void)srs, (void)sec, (void)first, (void)count, (void)out;
     return NO_GPU(err);
 }
+
+czk_status czk_gpu_srs_create_plan(czk_gpu_srs **out, int gpu, const czk_groth16_params *shape,
+                                   const czk_gpu_plan *plan, czk_err *err)
+{
+    (void)gpu, (void)shape, (void)plan;
+    if (out != NULL) *out = NULL;
+    return NO_GPU(err);
+}
+
+czk_status czk_gpu_srs_write(czk_gpu_srs *srs, czk_groth16_section sec, size_t first,
+                             const void *pts, size_t n, czk_err *err)
+{
+    (void)srs, (void)sec, (void)first, (void)pts, (void)n;
+    return NO_GPU(err);
+}
+
+void czk_gpu_srs_set_host(czk_gpu_srs *srs, czk_groth16_section sec, const void *tail)
+{
+    (void)srs, (void)sec, (void)tail;
+}
+
+size_t czk_gpu_srs_resident(const czk_gpu_srs *srs, czk_groth16_section sec)
+{
+    (void)srs, (void)sec;
+    return 0;
+}

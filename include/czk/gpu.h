@@ -308,6 +308,28 @@ CZK_API czk_status czk_gpu_srs_fixed_base(czk_gpu_srs *srs, czk_groth16_section 
  *  czk_g2_affine for B_G2). */
 CZK_API czk_status czk_gpu_srs_download(const czk_gpu_srs *srs, czk_groth16_section sec,
                                         size_t first, size_t count, void *out, czk_err *err);
+/**
+ * An SRS of the shape of `shape` (only its lengths are read) holding on the device the
+ * leading plan->resident[s] points of each section, their memory reserved and the points
+ * not yet set (czk_gpu_srs_write fills them): for keys loaded straight from a file, whose
+ * resident points never stay on the host. The other points stream at proof time from host
+ * memory that czk_gpu_srs_set_host names. CZK_ERESOURCE when device memory runs out.
+ */
+CZK_API czk_status czk_gpu_srs_create_plan(czk_gpu_srs **out, int gpu,
+                                           const czk_groth16_params *shape,
+                                           const czk_gpu_plan *plan, czk_err *err);
+/** Copy n decoded points from host memory (page-locked: at full speed) into resident
+ *  points [first, first + n) of section sec; returns when they are on the device. */
+CZK_API czk_status czk_gpu_srs_write(czk_gpu_srs *srs, czk_groth16_section sec, size_t first,
+                                     const void *pts, size_t n, czk_err *err);
+/**
+ * Host memory holding section sec's points from its first non-resident one on (`tail`
+ * points at point czk_gpu_srs_resident(srs, sec)), which proofs stream; page-locked for
+ * full speed. The caller keeps it while the SRS is in use.
+ */
+CZK_API void czk_gpu_srs_set_host(czk_gpu_srs *srs, czk_groth16_section sec, const void *tail);
+/** Points of section sec on the device. */
+CZK_API size_t czk_gpu_srs_resident(const czk_gpu_srs *srs, czk_groth16_section sec);
 /** Device bytes the SRS holds. */
 CZK_API uint64_t czk_gpu_srs_bytes(const czk_gpu_srs *srs);
 /** The GPU the SRS lives on, or -1 for NULL. */
@@ -354,6 +376,15 @@ typedef struct czk_gpu_prove_opts {
      */
     const struct czk_packed_vec *packed_abc[3];
     const struct czk_packed_vec *packed_aux;
+    /**
+     * The device memory plan of this key on this GPU (czk_gpu_plan_make), or NULL: the
+     * order of the H step (a, b, c at once or two at a time), when the witness is copied,
+     * whether the witness MSMs overlap H, and the size of each MSM call and its scratch.
+     * Which points are resident is the SRS's (czk_gpu_srs_create_plan). Packed copies are
+     * used only with the at-once order and an early witness. NULL: a, b, c at once, whole
+     * MSMs over a resident SRS, streamed ones in calls of stream_chunk.
+     */
+    const czk_gpu_plan *plan;
 } czk_gpu_prove_opts;
 
 /** What one GPU proof did; CUDA-event times of the device stages in seconds. */

@@ -18,6 +18,9 @@
  *  - Packed copies (include/czk/pack.h): a, b, c and the witness packed, some of them, and
  *    the witness copied first (CZK_GPU_COPY_ORDER), each with the CPU's bytes; a packed
  *    vector of the wrong length refused by name.
+ *  - Device memory plans (czk_gpu_plan): every order forced by hand with the SRS resident,
+ *    partly resident and streamed, MSM calls cut by size and by a scratch cap, and a plan
+ *    of the planner's; each with the CPU's bytes.
  *  - Errors: an SRS of another shape, a GPU that does not exist.
  *
  * CZK_TEST_GPU_SMALL=1 caps the sizes at 2^12 (for compute-sanitizer runs); CZK_TEST_ONLY
@@ -526,6 +529,127 @@ static void test_packed(void)
     fixture_free(&f);
 }
 
+/* An SRS holding plan->resident[s] points of each section, filled from the key's host
+ * arrays, the rest streamed from those arrays (czk_gpu_srs_set_host). */
+static czk_gpu_srs *srs_for_plan(const struct fixture *f, const czk_gpu_plan *plan)
+{
+    czk_err err;
+    czk_gpu_srs *srs = NULL;
+    CHECK_STATUS(czk_gpu_srs_create_plan(&srs, 0, &f->pk, plan, &err), CZK_OK);
+    if (srs == NULL) return NULL;
+    const void *pts[CZK_G16_SECTIONS] = {f->pk.h, f->pk.l, f->pk.a, f->pk.b_g1, f->pk.b_g2};
+    uint64_t bytes = 0;
+    for (int k = 0; k < CZK_G16_SECTIONS; k++) {
+        czk_groth16_section sec = (czk_groth16_section)k;
+        size_t res = czk_gpu_srs_resident(srs, sec), el = czk_groth16_section_elem(sec);
+        CHECK(res == plan->resident[k]);
+        /* In two writes, to cover offsets. */
+        size_t half = res / 2;
+        CHECK_STATUS(czk_gpu_srs_write(srs, sec, 0, pts[k], half, &err), CZK_OK);
+        CHECK_STATUS(czk_gpu_srs_write(srs, sec, half, (const uint8_t *)pts[k] + half * el,
+                                       res - half, &err),
+                     CZK_OK);
+        if (res < czk_groth16_section_len(&f->pk, sec))
+            czk_gpu_srs_set_host(srs, sec, (const uint8_t *)pts[k] + res * el);
+        bytes += (uint64_t)res * el;
+    }
+    CHECK(czk_gpu_srs_bytes(srs) == bytes);
+    /* A write past the resident points is refused by name. */
+    CHECK_STATUS(czk_gpu_srs_write(srs, CZK_G16_L, czk_gpu_srs_resident(srs, CZK_G16_L), pts[1], 1,
+                                   &err),
+                 CZK_EINVAL);
+    CHECK(strstr(err.msg, "outside") != NULL);
+    return srs;
+}
+
+/*
+ * Every order a plan can ask for, forced by hand on a small key: resident sections whole,
+ * partly (a prefix that ends inside a density word) and not at all; a, b, c at once and two
+ * at a time; the witness early and after the H MSM; the witness MSMs beside H or after it;
+ * MSM calls whole, cut, and cut again by a scratch cap too small for them. Each proof has
+ * the CPU's bytes, in both H conventions' bellperson case here (snarkjs in test_snarkjs).
+ */
+static void test_plans(void)
+{
+    const uint32_t rows = small_mode ? 3000 : 65536 - 300;
+    struct fixture f;
+    fixture_init(&f, 5, rows, W_MIXED);
+    struct bufs b;
+    bufs_alloc(&b, f.m, true);
+    czk_fr r, s;
+    czk_test_rand_fr(&r);
+    czk_test_rand_fr(&s);
+    uint8_t want[192];
+    cpu_bytes(want, &f, &b, &r, &s);
+    /* Residency: all, L and A whole with 61 % of B_G1 (not a multiple of 64), nothing. */
+    for (int res_case = 0; res_case < 3; res_case++) {
+        for (int order = 0; order < 5; order++) {
+            czk_gpu_plan plan;
+            memset(&plan, 0, sizeof plan);
+            for (int k = 0; k < CZK_G16_SECTIONS; k++) {
+                size_t len = czk_groth16_section_len(&f.pk, (czk_groth16_section)k);
+                plan.resident[k] = res_case == 0 ? len : 0;
+            }
+            if (res_case == 1) {
+                plan.resident[CZK_G16_L] = f.pk.l_len;
+                plan.resident[CZK_G16_A] = f.pk.a_len;
+                plan.resident[CZK_G16_B_G1] = f.pk.b_g1_len * 61 / 100 | 1;
+            }
+            plan.abc_in_turn = order >= 2;
+            plan.witness_late = order == 4;
+            plan.overlap = order == 0 || order == 2;
+            plan.whole_tables = true;
+            /* Whole calls only with everything resident; otherwise several calls a section. */
+            plan.msm_chunk = res_case == 0 && order == 0 ? 0 : 4096;
+            /* The last case cuts calls by the scratch cap too (about 4 MB is too little for a
+             * 4096-scalar call's buckets at some windows). */
+            plan.msm_scratch = order == 3 ? 6u << 20 : 0;
+            czk_gpu_srs *srs = srs_for_plan(&f, &plan);
+            if (srs == NULL) continue;
+            czk_gpu_prove_opts o = {0};
+            o.b2 = CZK_GPU_B2_GPU;
+            o.plan = &plan;
+            char what[96];
+            snprintf(what, sizeof what, "plan residency %d order %c", res_case, "ABCDE"[order]);
+            gpu_check(&f, &b, srs, &o, &r, &s, want, true, what);
+            if (res_case == 0) CHECK(last_stats.srs_h2d_bytes == 0);
+            if (res_case == 2) CHECK(last_stats.srs_h2d_bytes > 0);
+            czk_gpu_srs_destroy(srs);
+        }
+    }
+    bufs_free(&b);
+    fixture_free(&f);
+    if (small_mode) return;
+
+    /* The planner's own choices for a 2^20 key, from a budget that holds it whole down to
+     * its minimum: an SRS made by each plan proves with the CPU's bytes. */
+    fixture_init(&f, 5, 1048576 - 1000, W_MIXED);
+    bufs_alloc(&b, f.m, true);
+    cpu_bytes(want, &f, &b, &r, &s);
+    czk_gpu_plan plan;
+    czk_err err;
+    czk_gpu_plan_opts po = {0};
+    CHECK_STATUS(czk_gpu_plan_make(&plan, &f.pk, 4ull << 30, &po, &err), CZK_OK);
+    CHECK(czk_gpu_plan_all_resident(&plan, &f.pk));
+    const uint64_t budgets[] = {4ull << 30, plan.min_budget + (plan.min_budget >> 3),
+                                plan.min_budget};
+    bool partial = false;
+    for (size_t i = 0; i < sizeof budgets / sizeof budgets[0]; i++) {
+        CHECK_STATUS(czk_gpu_plan_make(&plan, &f.pk, budgets[i], &po, &err), CZK_OK);
+        partial |= !czk_gpu_plan_all_resident(&plan, &f.pk);
+        czk_gpu_srs *srs = srs_for_plan(&f, &plan);
+        czk_gpu_prove_opts o = {0};
+        o.plan = &plan;
+        char what[96];
+        snprintf(what, sizeof what, "planned, %.0f MiB", (double)budgets[i] / (1 << 20));
+        gpu_check(&f, &b, srs, &o, &r, &s, want, true, what);
+        czk_gpu_srs_destroy(srs);
+    }
+    CHECK(partial);
+    bufs_free(&b);
+    fixture_free(&f);
+}
+
 static void test_errors(void)
 {
     struct fixture f, g;
@@ -583,6 +707,7 @@ int main(void)
     RUN_SEL(test_snarkjs);
     RUN_SEL(test_concurrent);
     RUN_SEL(test_packed);
+    RUN_SEL(test_plans);
     czk_pool_destroy(pool);
     return czk_test_finish();
 }
