@@ -438,8 +438,9 @@ struct scratch_cap_scope {
     ~scratch_cap_scope() { czk__gpu_set_thread_msm_scratch_cap(saved); }
 };
 
-/* Calls smaller than this are not cut further when a call's scratch does not fit. */
-constexpr size_t MSM_CALL_MIN = (size_t)1 << 16;
+/* Calls smaller than this are not cut further when a call's scratch does not fit (a
+ * call of 256 scalars takes about 0.1 MB). */
+constexpr size_t MSM_CALL_MIN = 256;
 
 /*
  * One MSM call over bases already on the device: when its scratch does not fit (the
@@ -462,9 +463,11 @@ czk_status msm_call(int gpu, void *out, const uint8_t *bases, size_t nbases,
         acc->device_ms += cst.device_ms;
         acc->window_bits = cst.window_bits;
         acc->windows = cst.windows;
+        acc->calls++;
         return CZK_OK;
     }
     if (st != CZK_ERESOURCE || n < 2 * MSM_CALL_MIN) return st;
+    acc->cuts++;
     /* Halves on a density word boundary. */
     const size_t h = n / 2 / 64 * 64;
     const size_t bh = density != nullptr ? czk_density_count(density, h) : h;
@@ -778,6 +781,7 @@ struct witness_job {
     czk_gpu_prove_stats *st;
     streamer *sm;       /* this thread's copy buffers */
     uint64_t streamed;
+    unsigned calls, cuts; /* device MSM calls, and cuts for scratch */
     double l_s, a_s, b1_s, b2_s; /* host wall times */
     double t_start;              /* the proof's start (now_s), for the stats' end marks */
     int msm_priority;            /* the witness MSMs' stream priority (see prove) */
@@ -807,6 +811,11 @@ czk_status witness_msms(witness_job *j)
     double t0 = now_s();
     TRY_STATUS(msm<1>(sm, gpu, &res->l, src[CZK_G16_L], 0, zs + ni, na, nullptr, ch, &m1, sb,
                       err));
+    auto tally = [j](const czk_gpu_msm_stats &m) {
+        j->calls += m.calls;
+        j->cuts += m.cuts;
+    };
+    tally(m1);
     st->msm_l_s = m1.device_ms * 1e-3;
     st->l_sig = m1.n_sig;
     double t1 = now_s();
@@ -815,6 +824,8 @@ czk_status witness_msms(witness_job *j)
     TRY_STATUS(msm<1>(sm, gpu, &res->a_in, src[CZK_G16_A], 0, zs, ni, nullptr, ch, &m1, sb, err));
     TRY_STATUS(msm<1>(sm, gpu, &res->a_aux, src[CZK_G16_A], ni, zs + ni, na, asg->a_aux_density,
                       ch, &m2, sb, err));
+    tally(m1);
+    tally(m2);
     st->msm_a_s = (m1.device_ms + m2.device_ms) * 1e-3;
     double t2 = now_s();
     st->t_a_s = t2 - j->t_start;
@@ -823,6 +834,8 @@ czk_status witness_msms(witness_job *j)
                       ch, &m1, sb, err));
     TRY_STATUS(msm<1>(sm, gpu, &res->b1_aux, src[CZK_G16_B_G1], b_in, zs + ni, na,
                       asg->b_aux_density, ch, &m2, sb, err));
+    tally(m1);
+    tally(m2);
     st->msm_b1_s = (m1.device_ms + m2.device_ms) * 1e-3;
     double t3 = now_s();
     st->t_b1_s = t3 - j->t_start;
@@ -832,6 +845,8 @@ czk_status witness_msms(witness_job *j)
                           asg->b_input_density, ch, &m1, sb, err));
         TRY_STATUS(msm<2>(sm, gpu, &res->b2_aux, src[CZK_G16_B_G2], b_in, zs + ni, na,
                           asg->b_aux_density, ch, &m2, sb, err));
+        tally(m1);
+        tally(m2);
         st->msm_b2_s = (m1.device_ms + m2.device_ms) * 1e-3;
         j->b2_s = now_s() - t3;
         st->t_b2_s = now_s() - j->t_start;
@@ -1242,6 +1257,8 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     TRY_STATUS(msm<1>(ps.sm, gpu, &res.h, src[CZK_G16_H], 0, (const czk_scalar *)ps.da, h_len,
                       nullptr, chunk, &mh, &st.srs_h2d_bytes, err));
     st.msm_h_s = mh.device_ms * 1e-3;
+    st.msm_calls = mh.calls;
+    st.msm_cuts = mh.cuts;
     st.h_sig = mh.n_sig;
     double t2 = now_s();
     st.t_msm_h_s = t2 - t0;
@@ -1270,6 +1287,8 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     }
     st.h2d_bytes = copied;
     st.srs_h2d_bytes += wj.streamed;
+    st.msm_calls += wj.calls;
+    st.msm_cuts += wj.cuts;
     tm.msm_l = wj.l_s;
     tm.msm_a = wj.a_s;
     tm.msm_b_g1 = wj.b1_s;

@@ -72,6 +72,8 @@ typedef struct czk_gpu_msm_stats {
     unsigned window_bits; /**< the widest window's bits (the others have one less) */
     unsigned windows;
     double device_ms;   /**< CUDA-event time from the first kernel to the last copy back */
+    unsigned calls;     /**< device MSMs it took (the partition prover cuts large ones) */
+    unsigned cuts;      /**< of which halves of a call whose scratch did not fit */
 } czk_gpu_msm_stats;
 
 /** Upload n affine bases to GPU `gpu`; the handle keeps them until destroyed. */
@@ -409,6 +411,8 @@ typedef struct czk_gpu_prove_stats {
      *  no other proof on the GPU; cuda/prove.cu's copy_order_env). */
     bool witness_copied_first;
     int packed_vectors; /**< how many of a, b, c and aux came packed (opts.packed_*) */
+    unsigned msm_calls; /**< device MSM calls of the proof (more than 8 when cut by a plan) */
+    unsigned msm_cuts;  /**< calls cut in two because their scratch did not fit */
 } czk_gpu_prove_stats;
 
 /**
