@@ -87,3 +87,68 @@ extern "C" void czk_gpu_host_free(void *p)
     if (p)
         (void)cudaFreeHost(p);
 }
+
+extern "C" czk_status czk_gpu_host_register(void *p, size_t n, czk_err *err)
+{
+    if (czk_gpu_count() == 0)
+        return czk_err_set(err, CZK_ENOGPU, "page-locking host memory: no CUDA device");
+    if (p == NULL || n == 0) return CZK_OK;
+    cudaError_t e = cudaHostRegister(p, n, cudaHostRegisterPortable);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return czk_err_set(err, CZK_ERESOURCE, "cudaHostRegister(%zu bytes): %s", n,
+                           cudaGetErrorString(e));
+    }
+    return CZK_OK;
+}
+
+extern "C" void czk_gpu_host_unregister(void *p)
+{
+    if (p != NULL && cudaHostUnregister(p) != cudaSuccess) (void)cudaGetLastError();
+}
+
+/* Per-GPU limits (czk_gpu_set_memory_limit): set once at start, read by the NTT's table
+ * policy. */
+static uint64_t g_mem_limit[64];
+
+extern "C" void czk_gpu_set_memory_limit(int gpu, uint64_t bytes)
+{
+    if (gpu >= 0 && gpu < 64) __atomic_store_n(&g_mem_limit[gpu], bytes, __ATOMIC_RELAXED);
+}
+
+extern "C" uint64_t czk_gpu_memory_limit(int gpu)
+{
+    return gpu >= 0 && gpu < 64 ? __atomic_load_n(&g_mem_limit[gpu], __ATOMIC_RELAXED) : 0;
+}
+
+extern "C" czk_status czk_gpu_measure_h2d(int gpu, size_t bytes, double *gbps, czk_err *err)
+{
+    *gbps = 0;
+    void *h = NULL, *d = NULL;
+    czk_status st = czk_gpu_host_alloc(&h, bytes, err);
+    if (st != CZK_OK) return st;
+    cudaEvent_t e0 = nullptr, e1 = nullptr;
+    cudaError_t ce = cudaSetDevice(gpu);
+    if (ce == cudaSuccess) ce = cudaMalloc(&d, bytes);
+    if (ce == cudaSuccess) ce = cudaEventCreate(&e0);
+    if (ce == cudaSuccess) ce = cudaEventCreate(&e1);
+    /* A first copy maps the pages; the second is timed. */
+    if (ce == cudaSuccess) ce = cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
+    if (ce == cudaSuccess) ce = cudaEventRecord(e0, 0);
+    if (ce == cudaSuccess) ce = cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, 0);
+    if (ce == cudaSuccess) ce = cudaEventRecord(e1, 0);
+    if (ce == cudaSuccess) ce = cudaEventSynchronize(e1);
+    float ms = 0;
+    if (ce == cudaSuccess) ce = cudaEventElapsedTime(&ms, e0, e1);
+    if (ce == cudaSuccess && ms > 0) *gbps = (double)bytes / (ms * 1e-3) / 1e9;
+    if (e0 != nullptr) cudaEventDestroy(e0);
+    if (e1 != nullptr) cudaEventDestroy(e1);
+    if (d != nullptr) cudaFree(d);
+    czk_gpu_host_free(h);
+    if (ce != cudaSuccess) {
+        (void)cudaGetLastError();
+        return czk_err_set(err, CZK_ECUDA, "GPU %d: timing a host-to-device copy: %s", gpu,
+                           cudaGetErrorString(ce));
+    }
+    return CZK_OK;
+}

@@ -126,6 +126,14 @@ bool whole_policy(unsigned M)
         return false;
     }
     const uint64_t bytes = (uint64_t)sizeof(fr_t) << M;
+    /* A device memory limit (czk_gpu_set_memory_limit) stands for the device's size. */
+    int dev = 0;
+    if (cudaGetDevice(&dev) == cudaSuccess) {
+        const uint64_t lim = czk_gpu_memory_limit(dev);
+        if (lim != 0 && lim < total_b) total_b = (size_t)lim;
+    } else {
+        (void)cudaGetLastError();
+    }
     return bytes <= total_b / 16 && free_b / 4 >= bytes;
 }
 

@@ -17,3 +17,26 @@ czk_status czk_gpu_host_alloc(void **out, size_t n, czk_err *err)
 }
 
 void czk_gpu_host_free(void *p) { (void)p; }
+
+czk_status czk_gpu_host_register(void *p, size_t n, czk_err *err)
+{
+    (void)p;
+    return czk_err_set(err, CZK_ENOGPU, "page-locking %zu bytes: this build has no CUDA backend", n);
+}
+
+void czk_gpu_host_unregister(void *p) { (void)p; }
+
+void czk_gpu_set_memory_limit(int gpu, uint64_t bytes) { (void)gpu, (void)bytes; }
+
+uint64_t czk_gpu_memory_limit(int gpu)
+{
+    (void)gpu;
+    return 0;
+}
+
+czk_status czk_gpu_measure_h2d(int gpu, size_t bytes, double *gbps, czk_err *err)
+{
+    (void)bytes;
+    *gbps = 0;
+    return czk_err_set(err, CZK_ENOGPU, "GPU %d: this build has no CUDA backend", gpu);
+}

@@ -126,6 +126,12 @@ typedef struct czk_engine_config {
      * the environment overrides it). Costs pinned memory beside each partition: its
      * bitmaps and up to a sixth of its bytes. */
     bool gpu_pack_copies;
+    /* Device bytes czk may use on each GPU (gpus.memory_limit); 0: what each device has
+     * free at start, less a margin. Never more than what is free at start. A .params file's
+     * key is planned within it (czk_gpu_plan_make): resident as far as it fits, the rest
+     * streamed from page-locked host memory. A limit below what a 2^27 partition needs is
+     * CZK_EINVAL naming that minimum. */
+    uint64_t gpu_memory_limit;
     uint64_t retention_s;          /* finished jobs and proofs kept; default 24 h */
     uint64_t srs_idle_evict_s;     /* idle parameter sets may be evicted after; default 300 */
     unsigned max_queued_jobs;      /* submit beyond this is CZK_ERESOURCE; default 10000 */
@@ -245,11 +251,28 @@ typedef struct czk_engine_gpu_status {
     double busy_seconds;
 } czk_engine_gpu_status;
 
+#define CZK_ENGINE_MAX_GPUS 16
+
+/** One parameter set on one GPU. */
+typedef struct czk_engine_srs_gpu {
+    int ordinal;
+    uint64_t resident_bytes; /* bases kept on the device */
+    uint64_t streamed_bytes; /* bases copied from the host for each proof, at most */
+    uint64_t budget_bytes;   /* device memory the plan was made for (0: not planned) */
+    char plan[400];          /* the plan as one line (czk_gpu_plan_format), "" if none */
+} czk_engine_srs_gpu;
+
 typedef struct czk_engine_srs_status {
     char circuit_id[64];
     int tier; /* 0 HOT (device), 1 WARM (host memory), 2 COLD (on disk only) */
-    uint64_t size_bytes;
+    uint64_t size_bytes;   /* what the memory budget charges for it */
     uint32_t ref_count;
+    uint64_t host_bytes;   /* points on the host: the whole key on the CPU, streamed parts
+                              with GPUs (none when the GPUs hold it all) */
+    uint64_t pinned_bytes; /* of which page-locked */
+    uint64_t load_ms;      /* the last load */
+    size_t ngpus;
+    czk_engine_srs_gpu gpus[CZK_ENGINE_MAX_GPUS];
 } czk_engine_srs_status;
 
 typedef struct czk_engine_queue_status {

@@ -38,6 +38,27 @@ CZK_API czk_status czk_gpu_get_info(int ordinal, czk_gpu_info *out, czk_err *err
 CZK_API czk_status czk_gpu_host_alloc(void **out, size_t n, czk_err *err);
 /** Free memory from czk_gpu_host_alloc; NULL is ignored. */
 CZK_API void czk_gpu_host_free(void *p);
+/**
+ * Page-lock n bytes of memory the caller already holds (cudaHostRegister, portable), so
+ * that every device copies from it at full PCIe speed: for memory that is filled first
+ * (a key's streamed sections decoded from the file), where czk_gpu_host_alloc would
+ * allocate twice. CZK_ERESOURCE when the system refuses (the memory stays usable, at
+ * pageable speed); CZK_ENOGPU without a device. Unregister before freeing it.
+ */
+CZK_API czk_status czk_gpu_host_register(void *p, size_t n, czk_err *err);
+CZK_API void czk_gpu_host_unregister(void *p);
+
+/**
+ * The device memory czk may use on GPU `gpu` (bytes; 0: no limit). Caches that size
+ * themselves by the device (the NTT's whole twiddle tables) then size themselves by this
+ * instead, so a plan made for the limit holds.
+ */
+CZK_API void czk_gpu_set_memory_limit(int gpu, uint64_t bytes);
+CZK_API uint64_t czk_gpu_memory_limit(int gpu);
+
+/** Host-to-device rate of GPU `gpu` from page-locked memory (GB/s), by timing one copy of
+ *  `bytes`. */
+CZK_API czk_status czk_gpu_measure_h2d(int gpu, size_t bytes, double *gbps, czk_err *err);
 
 /* ------------------------------------------------------------------------------------ */
 /* Multi-scalar multiplication on the GPU (cuda/msm.cu)                                 */

@@ -600,6 +600,24 @@ static void print_status(const Czk__V1__StatusResponse *s)
         human_bytes(x->size_bytes, a, sizeof a);
         printf("%-40s %-5s %12s %5u\n", x->circuit_id, (unsigned)x->tier < 3 ? tiers[x->tier] : "?", a, x->ref_count);
     }
+    /* Where each set's points are (czk.v1 only): host, page-locked, per GPU with its plan. */
+    if (s->n_parameters == 0) return;
+    printf("\n%-40s %12s %12s %9s\n", "PARAMETER MEMORY", "HOST", "PINNED", "LOAD");
+    for (size_t i = 0; i < s->n_parameters; i++) {
+        const Czk__V1__ParameterSet *p = s->parameters[i];
+        char c[32];
+        human_bytes(p->host_bytes, a, sizeof a);
+        human_bytes(p->pinned_bytes, b, sizeof b);
+        snprintf(c, sizeof c, "%.1fs", (double)p->load_ms / 1e3);
+        printf("%-40s %12s %12s %9s\n", p->circuit_id, a, b, c);
+        for (size_t g = 0; g < p->n_gpus; g++) {
+            const Czk__V1__ParameterGpu *x = p->gpus[g];
+            human_bytes(x->resident_bytes, a, sizeof a);
+            human_bytes(x->streamed_bytes, b, sizeof b);
+            printf("  gpu%u: resident %s, streamed %s a proof\n", x->ordinal, a, b);
+            if (x->plan && *x->plan) printf("    plan: %s\n", x->plan);
+        }
+    }
 }
 
 int czk_cli_client(int argc, char **argv)

@@ -20,10 +20,12 @@
  * one of their partitions (job_trim).
  */
 #include "czk/alloc.h"
+#include "czk/circuits.h"
 #include "czk/cs.h"
 #include "czk/fil_job.h"
 #include "czk/gpu.h"
 #include "czk/log.h"
+#include "czk/post.h"
 #include "engine/engine_internal.h"
 
 #include <errno.h>
@@ -447,15 +449,21 @@ static uint64_t pack_area_bytes(const czk__params *pe)
 /* Express partitions (ordinary memory, see part_express) are never packed: their buffers
  * and reservations have no pack area (synth_main's admission), and pack_partition skips
  * heap buffers. */
-static bool part_packs(const czk_engine *e)
+static bool part_packs(const czk_engine *e, const czk__params *pe)
 {
-    return e->gpu_pack && e->use_gpu;
+    if (!e->gpu_pack || !e->use_gpu) return false;
+    /* A plan that holds two vectors at a time, or the witness late, saves the very staging
+     * memory packed copies need: the prover copies those plain. */
+    if (pe->planned)
+        for (size_t g = 0; g < e->ngpus; g++)
+            if (pe->plan[g].abc_in_turn || pe->plan[g].witness_late) return false;
+    return true;
 }
 
 /* Bytes a partition's buffer takes (and its budget reservation). */
 static uint64_t part_bytes(const czk_engine *e, const czk__params *pe)
 {
-    return part_base_bytes(pe) + (part_packs(e) ? pack_area_bytes(pe) : 0);
+    return part_base_bytes(pe) + (part_packs(e, pe) ? pack_area_bytes(pe) : 0);
 }
 
 /* A 64-byte aligned slice of `bytes` from *cur. */
@@ -479,7 +487,7 @@ static void pack_partition(czk_engine *e, czk__part *p, czk_pool *pool)
     czk__params *pe = p->job->params;
     memset(p->packed, 0, sizeof p->packed);
     memset(p->has_packed, 0, sizeof p->has_packed);
-    if (!part_packs(e) || p->heap_buf || p->buf.n < part_bytes(e, pe)) return;
+    if (!part_packs(e, pe) || p->heap_buf || p->buf.n < part_bytes(e, pe)) return;
     const size_t m = (size_t)1 << pe->pk.log_m;
     const size_t nv = (size_t)pe->pk.n_inputs + pe->pk.n_aux;
     uint8_t *cur = (uint8_t *)p->buf.p + (3 * m + nv) * sizeof(czk_fr);
@@ -774,6 +782,36 @@ static czk_status synthesize(czk_engine *e, czk__part *p, czk_pool *pool, czk_er
     return CZK_OK;
 }
 
+/* What czk__params_load needs for pe: test parameters, and with GPUs a plan on each
+ * within its limit less what the other loaded sets keep there, leaving room for the
+ * largest working memory of their proofs (mu held). */
+typedef struct params_gen_ctx {
+    czk__params_gen gen;
+    uint64_t budget[CZK__MAX_GPUS], other[CZK__MAX_GPUS];
+} params_gen_ctx;
+
+static void params_gen_fill(const czk_engine *e, const czk__params *pe, params_gen_ctx *c)
+{
+    memset(c, 0, sizeof *c);
+    c->gen.test = e->test_params;
+    c->gen.gpus = e->gpu_ordinals;
+    c->gen.ngpus = e->ngpus;
+    c->gen.plan = e->use_gpu;
+    c->gen.gpu_budget = c->budget;
+    c->gen.other_working = c->other;
+    c->gen.h2d_gbps = e->gpu_h2d_gbps;
+    for (size_t g = 0; g < e->ngpus; g++) {
+        uint64_t held = 0;
+        for (const czk__params *q = e->params; q != NULL; q = q->next) {
+            if (q == pe || q->state != CZK__PE_LOADED) continue;
+            held += czk__params_gpu_resident(q, g);
+            uint64_t w = czk__params_gpu_working(q, g);
+            if (w > c->other[g]) c->other[g] = w;
+        }
+        c->budget[g] = e->gpu_limit[g] > held ? e->gpu_limit[g] - held : 0;
+    }
+}
+
 static void *synth_main(void *arg)
 {
     czk_engine *e = arg;
@@ -807,6 +845,11 @@ static void *synth_main(void *arg)
             pe->refs++;
             j->params_ref = true;
         }
+        /* With GPUs, one load at a time: each plans within what the others left. */
+        if (pe->state == CZK__PE_COLD && e->use_gpu && params_loading(e)) {
+            timed_wait(&e->cv_work, &e->mu, 1000);
+            continue;
+        }
         if (pe->state == CZK__PE_COLD) {
             uint64_t est = file_size(pe->path);
             /* Test parameters made in memory: the QAP pass holds about five vectors of
@@ -827,12 +870,13 @@ static void *synth_main(void *arg)
             e->params_bytes += est;
             emit(e, j, CZK_EV_PARAMS_LOADING, -1, name, "%s", pe->path);
             e->busy_workers++;
+            params_gen_ctx gen;
+            params_gen_fill(e, pe, &gen);
             pthread_mutex_unlock(&e->mu);
             czk_err err;
             czk_err_clear(&err);
             uint64_t t0 = czk__now_us();
-            czk__params_gen gen = {e->test_params, e->gpu_ordinals, e->ngpus};
-            czk_status st = czk__params_load(pe, &gen, e->pool, &err);
+            czk_status st = czk__params_load(pe, &gen.gen, e->pool, &err);
             pthread_mutex_lock(&e->mu);
             e->params_bytes -= est;
             if (st == CZK_OK) {
@@ -1008,6 +1052,7 @@ static czk_status gpu_prove(czk_engine *e, czk__prover *pv, czk__params *pe, czk
     opts.on_compute = gpu_release_early;
     opts.on_compute_arg = &rel;
     opts.urgent = pv->express;
+    opts.plan = pe->planned ? &pe->plan[g] : NULL;
     for (int k = 0; k < 3; k++) opts.packed_abc[k] = p->has_packed[k] ? &p->packed[k] : NULL;
     opts.packed_aux = p->has_packed[3] ? &p->packed[3] : NULL;
     uint64_t t0 = czk__now_us();
@@ -1696,6 +1741,107 @@ static void stop_threads(czk_engine *e)
     e->nthreads = 0;
 }
 
+/* A Filecoin circuit's key shape from its counts (bellperson's layout: the input rows
+ * appended, A and B dense over their set bits). */
+static void shape_of_counts(const czk_circuit_info *c, czk_groth16_params *k)
+{
+    memset(k, 0, sizeof *k);
+    const uint64_t rows = c->constraints + c->inputs;
+    unsigned lg = 0;
+    while (((uint64_t)1 << lg) < rows) lg++;
+    k->log_m = lg;
+    k->n_inputs = (uint32_t)c->inputs;
+    k->n_aux = (uint32_t)c->aux;
+    k->h_len = ((size_t)1 << lg) - 1;
+    k->l_len = (size_t)c->aux;
+    k->a_len = (size_t)(c->inputs + c->a_aux_density);
+    k->b_g1_len = k->b_g2_len = (size_t)(c->b_input_density + c->b_aux_density);
+}
+
+/* The least device memory that every Filecoin circuit's partition proves in (the 32 and
+ * 64 GiB sectors' PoRep, SnapDeals and Window PoSt, 2^27 domains), and which one it is. */
+static uint64_t largest_partition_min(char *what, size_t cap)
+{
+    uint64_t most = 0;
+    const int seals[2] = {CZK_SEAL_StackedDrg32GiBV1_1, CZK_SEAL_StackedDrg64GiBV1_1};
+    const uint64_t sizes[2] = {32 * GIB, 64 * GIB};
+    for (int i = 0; i < 2; i++) {
+        for (int kind = 0; kind < 3; kind++) {
+            czk_circuit_info ci;
+            czk_status st;
+            if (kind == 0) {
+                st = czk_circuit_porep_count(seals[i], &ci, NULL);
+            } else if (kind == 1) {
+                st = czk_circuit_snap_count(seals[i], &ci, NULL);
+            } else {
+                czk_post_proof pp;
+                st = czk_post_proof_for_size(sizes[i], false, &pp, NULL);
+                if (st == CZK_OK) st = czk_circuit_wpost_count((int)pp, &ci, NULL);
+            }
+            if (st != CZK_OK) continue;
+            czk_groth16_params k;
+            shape_of_counts(&ci, &k);
+            czk_gpu_plan p;
+            (void)czk_gpu_plan_make(&p, &k, 0, NULL, NULL);
+            if (p.min_budget > most) {
+                most = p.min_budget;
+                snprintf(what, cap, "a %s %u GiB partition", kind == 0 ? "PoRep" : kind == 1 ? "SnapDeals" : "Window PoSt",
+                         (unsigned)(sizes[i] / GIB));
+            }
+        }
+    }
+    return most;
+}
+
+/*
+ * Each GPU's device memory for czk: gpus.memory_limit, or what the device has free now
+ * (another process may hold the rest), less a margin for the CUDA context's growth and
+ * the pools' fragmentation, whichever is less; and its host-to-device rate, which the
+ * plans weigh streaming by. A configured limit below what the largest partitions need is
+ * refused; a device with less free than that is only warned about (smaller circuits still
+ * prove on it).
+ */
+static czk_status gpu_budgets(czk_engine *e, uint64_t cfg_limit, czk_err *err)
+{
+    char what[64] = "";
+    const uint64_t need = largest_partition_min(what, sizeof what);
+    if (cfg_limit != 0 && cfg_limit < need)
+        return czk_err_set(err, CZK_EINVAL,
+                           "gpus.memory_limit: %.2f GiB is less than %s needs on a GPU "
+                           "(%.2f GiB)", (double)cfg_limit / GIB, what, (double)need / GIB);
+    for (size_t g = 0; g < e->ngpus; g++) {
+        const int ord = e->gpu_ordinals[g];
+        czk_gpu_info gi;
+        czk_err gerr;
+        if (czk_gpu_get_info(ord, &gi, &gerr) != CZK_OK)
+            return czk_err_set(err, CZK_ENOGPU, "gpu%d: %s", ord, gerr.msg);
+        uint64_t margin = gi.total_mem / 50;
+        if (margin < 512ull << 20) margin = 512ull << 20;
+        const uint64_t avail = gi.free_mem > margin ? gi.free_mem - margin : 0;
+        uint64_t lim = avail;
+        if (cfg_limit != 0) {
+            if (cfg_limit > avail)
+                CZK_LOG_WARN("gpus.memory_limit is more than the GPU has free: planning within "
+                             "what is free", "gpu=%d limit=%" PRIu64 " free=%zu", ord, cfg_limit,
+                             gi.free_mem);
+            else
+                lim = cfg_limit;
+        }
+        if (lim < need)
+            CZK_LOG_WARN("GPU memory below what the largest partitions need: their parameters "
+                         "will not load on this GPU", "gpu=%d bytes=%" PRIu64 " need=%" PRIu64
+                         " for=\"%s\"", ord, lim, need, what);
+        e->gpu_limit[g] = lim;
+        czk_gpu_set_memory_limit(ord, lim);
+        double gbps = 0;
+        if (czk_gpu_measure_h2d(ord, 256u << 20, &gbps, &gerr) != CZK_OK) gbps = 0;
+        e->gpu_h2d_gbps[g] = gbps;
+        CZK_LOG_INFO("gpu memory", "gpu=%d name=\"%s\" total=%zu free=%zu limit=%" PRIu64
+                     " h2d_gbps=%.1f", ord, gi.name, gi.total_mem, gi.free_mem, lim, gbps);
+    }
+    return CZK_OK;
+}
+
 czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in, czk_err *err)
 {
     *out = NULL;
@@ -1761,7 +1907,9 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in, 
     e->gpu_pack = pk_env != NULL ? strcmp(pk_env, "0") != 0 : cfg.gpu_pack_copies;
     czk__pinned_init(&e->pinned, cfg.pinned_limit, e->use_gpu, cfg.pageable_buffers);
 
-    czk_status st = czk__journal_open(&e->journal, e->data_dir, err);
+    czk_status st = e->use_gpu ? gpu_budgets(e, cfg.gpu_memory_limit, err) : CZK_OK;
+    if (st != CZK_OK) goto fail;
+    st = czk__journal_open(&e->journal, e->data_dir, err);
     if (st != CZK_OK) goto fail;
     st = czk_pool_create(&e->pool, cfg.synthesis_threads, err);
     if (st != CZK_OK) goto fail;
@@ -2381,7 +2529,9 @@ czk_status czk_engine_preload(czk_engine *e, const char *circuit_id, bool *alrea
         pthread_mutex_unlock(&e->mu);
         return czk_err_set(err, CZK_ENOMEM, "out of memory");
     }
-    while (pe->state == CZK__PE_LOADING) timed_wait(&e->cv_work, &e->mu, 100);
+    while (pe->state == CZK__PE_LOADING || (pe->state == CZK__PE_COLD && e->use_gpu &&
+                                            params_loading(e)))
+        timed_wait(&e->cv_work, &e->mu, 100);
     if (pe->state == CZK__PE_LOADED) {
         pe->last_used_ms = czk__unix_ms();
         pthread_mutex_unlock(&e->mu);
@@ -2393,10 +2543,11 @@ czk_status czk_engine_preload(czk_engine *e, const char *circuit_id, bool *alrea
     pe->state = CZK__PE_LOADING;
     pe->bytes = est;
     e->params_bytes += est;
+    params_gen_ctx gen;
+    params_gen_fill(e, pe, &gen);
     pthread_mutex_unlock(&e->mu);
     uint64_t t0 = czk__now_us();
-    czk__params_gen gen = {e->test_params, e->gpu_ordinals, e->ngpus};
-    st = czk__params_load(pe, &gen, e->pool, err);
+    st = czk__params_load(pe, &gen.gen, e->pool, err);
     if (st == CZK_OK) pinned_prewarm(e, pe);
     /* A preload also makes the key resident on every GPU (HOT), while the entry is still
      * LOADING: no job can use it and no evict can drop it meanwhile. Jobs of parameters

@@ -13,6 +13,7 @@
 #define CZK_ENGINE_INTERNAL_H
 
 #include "czk/engine.h"
+#include "czk/gpu.h"
 #include "czk/groth16.h"
 #include "czk/pack.h"
 #include "czk/pool.h"
@@ -108,14 +109,31 @@ typedef struct czk__params {
      * neither 0 nor 1 in a partition (a PoSt's Poseidon rows): copied plain from then on,
      * without the packing pass (atomic: synthesis workers set and read it). */
     bool pack_dense[4];
+    /* A .params file loaded for GPUs (czk__params_load with gen->plan): each GPU's plan,
+     * its resident points in gpu_srs, and the streamed points of every section from
+     * tail_first[s] on decoded into one page-locked host mapping (tail_mem; section s at
+     * tail[s]). pk holds the shape only. */
+    bool planned;
+    czk_gpu_plan plan[CZK__MAX_GPUS];
+    void *tail_mem;
+    size_t tail_len;
+    bool tail_pinned;
+    uint8_t *tail[CZK_G16_SECTIONS];
+    size_t tail_first[CZK_G16_SECTIONS];
     struct czk__params *next;
 } czk__params;
 
-/** Where czk__params_load may make test parameters instead of reading a file. */
+/** How czk__params_load loads: test parameters instead of a missing file, and plans. */
 typedef struct czk__params_gen {
     bool test;        /* engine config test_params */
     const int *gpus;  /* the engine's GPU ordinals, by slot */
     size_t ngpus;
+    /* With GPUs, a .params file is planned on each (slot g): within gpu_budget[g] bytes,
+     * leaving other_working[g] for other keys' proofs, at h2d_gbps[g]. */
+    bool plan;
+    const uint64_t *gpu_budget;
+    const uint64_t *other_working;
+    const double *h2d_gbps;
 } czk__params_gen;
 
 /**
@@ -132,6 +150,9 @@ bool czk__params_on_host(const czk__params *pe);
 void czk__params_unload(czk__params *pe);
 /** Host bytes the loaded key and matrices take. */
 uint64_t czk__params_size(const czk__params *pe);
+/** Device bytes a loaded set keeps on GPU slot g, and what its proofs need beside them. */
+uint64_t czk__params_gpu_resident(const czk__params *pe, size_t g);
+uint64_t czk__params_gpu_working(const czk__params *pe, size_t g);
 
 /**
  * A .wtns held in memory (circom's witness file). With out == NULL only check it: the
@@ -401,6 +422,10 @@ struct czk_engine {
     /* Per GPU slot (atomic): time its lock was held by a proof, and partitions proved. */
     uint64_t gpu_device_us[CZK__MAX_GPUS];
     uint64_t gpu_parts[CZK__MAX_GPUS];
+    /* Per GPU slot: device bytes czk may use (gpus.memory_limit, or the free memory at
+     * start less a margin) and the measured host-to-device rate (GB/s, 0 if unknown). */
+    uint64_t gpu_limit[CZK__MAX_GPUS];
+    double gpu_h2d_gbps[CZK__MAX_GPUS];
     uint64_t by_kind_state[5][5];
     czk__hist hist[CZK__ST_COUNT];
 };

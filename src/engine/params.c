@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 /* ------------------------------------------------------------------------------------ */
@@ -61,6 +62,149 @@ static czk_status params_make_test(czk__params *pe, const czk__params_gen *gen, 
     return st;
 }
 
+/* Staging for the resident points that no streamed tail holds: decoded a chunk at a
+ * time, then copied to every GPU that keeps them. 2^21 G2 points (384 MiB): the decode of a
+ * chunk (about 0.2 s on 16 threads) dwarfs its copies. */
+#define STAGE_POINTS ((size_t)1 << 21)
+
+static void tail_free(czk__params *pe)
+{
+    if (pe->tail_mem != NULL) {
+        if (pe->tail_pinned) czk_gpu_host_unregister(pe->tail_mem);
+        munmap(pe->tail_mem, pe->tail_len);
+    }
+    pe->tail_mem = NULL;
+    pe->tail_len = 0;
+    pe->tail_pinned = false;
+    memset(pe->tail, 0, sizeof pe->tail);
+    memset(pe->tail_first, 0, sizeof pe->tail_first);
+}
+
+/*
+ * A .params file for GPUs, without a host copy of what they keep. Each GPU gets its plan
+ * (czk_gpu_plan_make within its budget); the points some GPU streams (a section from the
+ * least resident prefix on) are decoded once into one anonymous mapping and page-locked;
+ * the points every GPU keeps are decoded through a staging buffer and copied to each; the
+ * file's pages are dropped as they are read (czk_groth16_params_file_decode). Every point
+ * is decoded, so every point is checked, as by the host reader. On failure nothing stays.
+ */
+static czk_status params_load_planned(czk__params *pe, const czk__params_gen *gen,
+                                      czk_pool *pool, czk_err *err)
+{
+    czk_groth16_params_file *f = NULL;
+    czk_status st = czk_groth16_params_file_open(&f, pe->path, &pe->pk, err);
+    if (st != CZK_OK) return st;
+    const size_t ng = gen->ngpus < CZK__MAX_GPUS ? gen->ngpus : CZK__MAX_GPUS;
+    size_t len[CZK_G16_SECTIONS];
+    for (int k = 0; k < CZK_G16_SECTIONS; k++)
+        len[k] = czk_groth16_section_len(&pe->pk, (czk_groth16_section)k);
+    for (size_t g = 0; g < ng && st == CZK_OK; g++) {
+        czk_gpu_plan_opts o = {gen->h2d_gbps[g], gen->other_working[g], 0};
+        czk_err perr;
+        st = czk_gpu_plan_make(&pe->plan[g], &pe->pk, gen->gpu_budget[g], &o, &perr);
+        if (st != CZK_OK)
+            czk_err_set(err, st, "%s on gpu%d: %s", pe->id, gen->gpus[g], perr.msg);
+    }
+    /* The streamed tails: section k from the least resident prefix over the GPUs. */
+    size_t off[CZK_G16_SECTIONS];
+    size_t tail_len = 0;
+    for (int k = 0; k < CZK_G16_SECTIONS && st == CZK_OK; k++) {
+        size_t first = len[k];
+        for (size_t g = 0; g < ng; g++)
+            if (pe->plan[g].resident[k] < first) first = pe->plan[g].resident[k];
+        pe->tail_first[k] = first;
+        off[k] = tail_len;
+        tail_len += ((len[k] - first) * czk_groth16_section_elem((czk_groth16_section)k) + 4095) /
+                    4096 * 4096;
+    }
+    if (st == CZK_OK && tail_len > 0) {
+        void *m = mmap(NULL, tail_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) {
+            st = czk_err_set(err, CZK_ENOMEM, "%s: cannot map %zu bytes for its streamed bases: %s",
+                             pe->path, tail_len, strerror(errno));
+        } else {
+            (void)madvise(m, tail_len, MADV_HUGEPAGE);
+            pe->tail_mem = m;
+            pe->tail_len = tail_len;
+            for (int k = 0; k < CZK_G16_SECTIONS; k++)
+                pe->tail[k] = (uint8_t *)m + off[k];
+        }
+    }
+    for (int k = 0; k < CZK_G16_SECTIONS && st == CZK_OK; k++) {
+        czk_groth16_section sec = (czk_groth16_section)k;
+        size_t n = len[k] - pe->tail_first[k];
+        czk_groth16_params_file_prefetch(f, sec, pe->tail_first[k], n);
+        st = czk_groth16_params_file_decode(f, sec, pe->tail_first[k], n, pe->tail[k], false,
+                                            pool, err);
+    }
+    if (st == CZK_OK && pe->tail_mem != NULL) {
+        czk_err rerr;
+        if (czk_gpu_host_register(pe->tail_mem, pe->tail_len, &rerr) == CZK_OK)
+            pe->tail_pinned = true;
+        else
+            CZK_LOG_WARN("streamed bases stay pageable: their copies run slower", "circuit=%s "
+                         "bytes=%zu error=\"%s\"", pe->id, pe->tail_len, rerr.msg);
+    }
+
+    /* Each GPU's SRS: the shared prefix through the staging buffer, the rest of its
+     * resident points from the tails. */
+    czk_gpu_srs *srs[CZK__MAX_GPUS] = {0};
+    for (size_t g = 0; g < ng && st == CZK_OK; g++)
+        st = czk_gpu_srs_create_plan(&srs[g], gen->gpus[g], &pe->pk, &pe->plan[g], err);
+    void *stage = NULL;
+    bool stage_pinned = false;
+    size_t stage_bytes = STAGE_POINTS * sizeof(czk_g2_affine);
+    if (st == CZK_OK) {
+        if (czk_gpu_host_alloc(&stage, stage_bytes, NULL) == CZK_OK) {
+            stage_pinned = true;
+        } else {
+            stage = czk_aligned_alloc(64, stage_bytes);
+            if (stage == NULL) st = czk_err_set(err, CZK_ENOMEM, "%s: out of memory", pe->path);
+        }
+    }
+    for (int k = 0; k < CZK_G16_SECTIONS && st == CZK_OK; k++) {
+        czk_groth16_section sec = (czk_groth16_section)k;
+        const size_t el = czk_groth16_section_elem(sec);
+        const size_t shared = pe->tail_first[k];
+        for (size_t i = 0; i < shared && st == CZK_OK; i += STAGE_POINTS) {
+            size_t n = shared - i < STAGE_POINTS ? shared - i : STAGE_POINTS;
+            if (i + n < shared)
+                czk_groth16_params_file_prefetch(f, sec, i + n,
+                                                 shared - i - n < STAGE_POINTS ? shared - i - n
+                                                                                : STAGE_POINTS);
+            st = czk_groth16_params_file_decode(f, sec, i, n, stage, false, pool, err);
+            for (size_t g = 0; g < ng && st == CZK_OK; g++)
+                st = czk_gpu_srs_write(srs[g], sec, i, stage, n, err);
+        }
+        for (size_t g = 0; g < ng && st == CZK_OK; g++) {
+            const size_t res = pe->plan[g].resident[k];
+            if (res > shared)
+                st = czk_gpu_srs_write(srs[g], sec, shared, pe->tail[k], res - shared, err);
+            if (res < len[k])
+                czk_gpu_srs_set_host(srs[g], sec, pe->tail[k] + (res - shared) * el);
+        }
+    }
+    if (stage_pinned)
+        czk_gpu_host_free(stage);
+    else
+        czk_free(stage);
+    czk_groth16_params_file_close(f);
+    if (st != CZK_OK) {
+        for (size_t g = 0; g < ng; g++) czk_gpu_srs_destroy(srs[g]);
+        tail_free(pe);
+        czk_groth16_params_free(&pe->pk);
+        return st;
+    }
+    for (size_t g = 0; g < ng; g++) {
+        pe->gpu_srs[g] = srs[g];
+        char line[400];
+        czk_gpu_plan_format(&pe->plan[g], &pe->pk, line, sizeof line);
+        CZK_LOG_INFO("parameters planned", "circuit=%s gpu=%d %s", pe->id, gen->gpus[g], line);
+    }
+    pe->planned = true;
+    return CZK_OK;
+}
+
 bool czk__params_on_host(const czk__params *pe)
 {
     const czk_groth16_params *p = &pe->pk;
@@ -74,6 +218,7 @@ czk_status czk__params_load(czk__params *pe, const czk__params_gen *gen, czk_poo
     memset(&pe->pk, 0, sizeof pe->pk);
     memset(&pe->ab, 0, sizeof pe->ab);
     pe->generated = false;
+    pe->planned = false;
     czk_status st;
     struct stat sb;
     if (!pe->circom && gen != NULL && gen->test && stat(pe->path, &sb) != 0 && errno == ENOENT) {
@@ -84,6 +229,8 @@ czk_status czk__params_load(czk__params *pe, const czk__params_gen *gen, czk_poo
             st = czk_err_set(err, CZK_EFORMAT, "%s: %u constraints exceed the key's domain 2^%u",
                              pe->path, pe->ab.n_constraints, pe->pk.log_m);
         }
+    } else if (gen != NULL && gen->plan && gen->ngpus > 0) {
+        st = params_load_planned(pe, gen, pool, err);
     } else {
         st = czk_groth16_params_read_file(&pe->pk, pe->path, false, pool, err);
     }
@@ -110,9 +257,12 @@ void czk__params_unload(czk__params *pe)
     }
     czk_groth16_params_free(&pe->pk);
     czk_r1cs_free(&pe->ab);
+    tail_free(pe);
     memset(&pe->pk, 0, sizeof pe->pk);
     memset(&pe->ab, 0, sizeof pe->ab);
     memset(&pe->pvk, 0, sizeof pe->pvk);
+    memset(pe->plan, 0, sizeof pe->plan);
+    pe->planned = false;
     pe->state = CZK__PE_COLD;
 }
 
@@ -125,6 +275,8 @@ static uint64_t csr_bytes(const czk_csr *m, uint32_t rows)
 uint64_t czk__params_size(const czk__params *pe)
 {
     const czk_groth16_params *p = &pe->pk;
+    /* Planned: the streamed tails are the host's part; the key's arrays are NULL. */
+    if (pe->planned) return pe->tail_len + (uint64_t)p->vk.ic_len * sizeof(czk_g1_affine);
     /* Only what is on the host: test parameters made on the GPUs have no point arrays. */
     uint64_t g1 = (uint64_t)(p->h ? p->h_len : 0) + (p->l ? p->l_len : 0) +
                   (p->a ? p->a_len : 0) + (p->b_g1 ? p->b_g1_len : 0) + p->vk.ic_len;
@@ -132,6 +284,18 @@ uint64_t czk__params_size(const czk__params *pe)
                  (uint64_t)(p->b_g2 ? p->b_g2_len : 0) * sizeof(czk_g2_affine);
     n += csr_bytes(&pe->ab.a, pe->ab.n_constraints) + csr_bytes(&pe->ab.b, pe->ab.n_constraints);
     return n;
+}
+
+uint64_t czk__params_gpu_resident(const czk__params *pe, size_t g)
+{
+    return g < CZK__MAX_GPUS ? czk_gpu_srs_bytes(pe->gpu_srs[g]) : 0;
+}
+
+uint64_t czk__params_gpu_working(const czk__params *pe, size_t g)
+{
+    if (g >= CZK__MAX_GPUS || !pe->planned) return 0;
+    const czk_gpu_plan *p = &pe->plan[g];
+    return p->peak_bytes > p->resident_bytes ? p->peak_bytes - p->resident_bytes : 0;
 }
 
 /* ------------------------------------------------------------------------------------ */

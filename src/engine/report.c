@@ -107,6 +107,25 @@ czk_status czk_engine_get_status(czk_engine *e, czk_engine_status *out, czk_err 
             if (pe->gpu_srs[g] != NULL) s->tier = 0;
         s->size_bytes = pe->bytes;
         s->ref_count = pe->refs;
+        s->load_ms = pe->load_ms;
+        if (pe->state == CZK__PE_LOADED) {
+            s->host_bytes = czk__params_size(pe);
+            s->pinned_bytes = pe->tail_pinned ? pe->tail_len : 0;
+        }
+        s->ngpus = e->ngpus < CZK_ENGINE_MAX_GPUS ? e->ngpus : CZK_ENGINE_MAX_GPUS;
+        for (size_t g = 0; g < s->ngpus; g++) {
+            czk_engine_srs_gpu *sg = &s->gpus[g];
+            sg->ordinal = e->gpu_ordinals[g];
+            if (pe->state != CZK__PE_LOADED) continue;
+            sg->resident_bytes = czk__params_gpu_resident(pe, g);
+            if (pe->planned) {
+                sg->streamed_bytes = pe->plan[g].streamed_bytes;
+                sg->budget_bytes = pe->plan[g].budget;
+                czk_gpu_plan_format(&pe->plan[g], &pe->pk, sg->plan, sizeof sg->plan);
+            } else if (pe->gpu_srs[g] == NULL && czk__params_on_host(pe)) {
+                sg->streamed_bytes = czk__params_size(pe);
+            }
+        }
     }
     out->nsrs = nsrs;
     for (size_t g = 0; g < e->ngpus; g++) {
@@ -207,6 +226,21 @@ char *czk_engine_status_json(czk_engine *e)
                                                                          : "cold"));
         json_object_set_new(s, "bytes", json_integer((json_int_t)st.srs[i].size_bytes));
         json_object_set_new(s, "ref_count", json_integer(st.srs[i].ref_count));
+        json_object_set_new(s, "host_bytes", json_integer((json_int_t)st.srs[i].host_bytes));
+        json_object_set_new(s, "pinned_bytes", json_integer((json_int_t)st.srs[i].pinned_bytes));
+        json_object_set_new(s, "load_ms", json_integer((json_int_t)st.srs[i].load_ms));
+        json_t *pg = json_array();
+        for (size_t g = 0; g < st.srs[i].ngpus; g++) {
+            const czk_engine_srs_gpu *sg = &st.srs[i].gpus[g];
+            json_t *o = json_object();
+            json_object_set_new(o, "gpu", json_integer(sg->ordinal));
+            json_object_set_new(o, "resident_bytes", json_integer((json_int_t)sg->resident_bytes));
+            json_object_set_new(o, "streamed_bytes", json_integer((json_int_t)sg->streamed_bytes));
+            json_object_set_new(o, "budget_bytes", json_integer((json_int_t)sg->budget_bytes));
+            json_object_set_new(o, "plan", json_string(sg->plan));
+            json_array_append_new(pg, o);
+        }
+        json_object_set_new(s, "gpus", pg);
         json_array_append_new(srs, s);
     }
     json_object_set_new(root, "parameters", srs);
@@ -375,6 +409,43 @@ char *czk_engine_metrics_text(czk_engine *e)
             e->reserved + e->params_bytes + ps.free_bytes);
     tprintf(&t, "# TYPE czk_param_cache_bytes gauge\nczk_param_cache_bytes %" PRIu64 "\n",
             e->params_bytes);
+    tprintf(&t, "# HELP czk_params_host_bytes A loaded parameter set's points on the host "
+                "(streamed parts when GPUs hold the rest).\n# TYPE czk_params_host_bytes gauge\n");
+    for (const czk__params *pe = e->params; pe != NULL; pe = pe->next)
+        if (pe->state == CZK__PE_LOADED)
+            tprintf(&t, "czk_params_host_bytes{circuit=\"%s\"} %" PRIu64 "\n", pe->id,
+                    czk__params_size(pe));
+    tprintf(&t, "# HELP czk_params_pinned_bytes Of those, page-locked.\n"
+                "# TYPE czk_params_pinned_bytes gauge\n");
+    for (const czk__params *pe = e->params; pe != NULL; pe = pe->next)
+        if (pe->state == CZK__PE_LOADED)
+            tprintf(&t, "czk_params_pinned_bytes{circuit=\"%s\"} %" PRIu64 "\n", pe->id,
+                    pe->tail_pinned ? (uint64_t)pe->tail_len : 0);
+    tprintf(&t, "# HELP czk_params_load_seconds The last load of a parameter set.\n"
+                "# TYPE czk_params_load_seconds gauge\n");
+    for (const czk__params *pe = e->params; pe != NULL; pe = pe->next)
+        if (pe->loads > 0)
+            tprintf(&t, "czk_params_load_seconds{circuit=\"%s\"} %.3f\n", pe->id,
+                    (double)pe->load_ms / 1e3);
+    tprintf(&t, "# HELP czk_params_gpu_resident_bytes Bases a parameter set keeps on a GPU.\n"
+                "# TYPE czk_params_gpu_resident_bytes gauge\n");
+    for (const czk__params *pe = e->params; pe != NULL; pe = pe->next)
+        if (pe->state == CZK__PE_LOADED)
+            for (size_t g = 0; g < e->ngpus; g++)
+                tprintf(&t, "czk_params_gpu_resident_bytes{circuit=\"%s\",gpu=\"%d\"} %" PRIu64
+                            "\n", pe->id, e->gpu_ordinals[g], czk__params_gpu_resident(pe, g));
+    tprintf(&t, "# HELP czk_params_gpu_streamed_bytes Bases a proof copies to a GPU from the "
+                "host, at most.\n# TYPE czk_params_gpu_streamed_bytes gauge\n");
+    for (const czk__params *pe = e->params; pe != NULL; pe = pe->next)
+        if (pe->state == CZK__PE_LOADED && pe->planned)
+            for (size_t g = 0; g < e->ngpus; g++)
+                tprintf(&t, "czk_params_gpu_streamed_bytes{circuit=\"%s\",gpu=\"%d\"} %" PRIu64
+                            "\n", pe->id, e->gpu_ordinals[g], pe->plan[g].streamed_bytes);
+    tprintf(&t, "# HELP czk_gpu_memory_limit_bytes Device memory czk plans within on a GPU.\n"
+                "# TYPE czk_gpu_memory_limit_bytes gauge\n");
+    for (size_t g = 0; g < e->ngpus; g++)
+        tprintf(&t, "czk_gpu_memory_limit_bytes{gpu=\"%d\"} %" PRIu64 "\n", e->gpu_ordinals[g],
+                e->gpu_limit[g]);
     tprintf(&t, "# HELP czk_verification_failures_total Proofs that failed self-verification.\n"
                 "# TYPE czk_verification_failures_total counter\n"
                 "czk_verification_failures_total %" PRIu64 "\n",

@@ -85,6 +85,9 @@ static const opt opts[] = {
      "comma-separated CUDA ordinals to use; empty = all"},
     {"gpus", "workers_per_device", T_U64, O(gpu_workers_per_device), "2", 1, 16,
      "prove workers per GPU (two overlap one's host work with the other's kernels)"},
+    {"gpus", "memory_limit", T_BYTES, O(gpu_memory_limit), "0", 0, U64MAX,
+     "device memory czk plans each GPU's proofs within (resident bases, the rest streamed); "
+     "0 = what the GPU has free at start, less a margin"},
     {"gpus", "pack_copies", T_BOOL, O(gpu_pack_copies), "false", 0, 0,
      "pack partitions after synthesis (bitmaps of their 0s and 1s, the other values): the GPU "
      "copies a fraction of the bytes; costs pinned memory (up to a sixth of a partition)"},
@@ -414,6 +417,7 @@ czk_status czk__config_to_engine(const czk_daemon_config *c, czk_engine_config *
     ec->synthesis_nice = (unsigned)c->synthesis_nice;
     ec->gpu_workers_per_device = (unsigned)c->gpu_workers_per_device;
     ec->gpu_pack_copies = c->gpu_pack_copies;
+    ec->gpu_memory_limit = c->gpu_memory_limit;
     /* Zero means "default" in the engine's config, so a 0 s value becomes 1 ms. */
     ec->retention_s = c->retention_ms / 1000 ? c->retention_ms / 1000 : 1;
     ec->srs_idle_evict_s = c->srs_idle_evict_ms / 1000 ? c->srs_idle_evict_ms / 1000 : 1;

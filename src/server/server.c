@@ -1380,7 +1380,45 @@ static void h_czk_status(rpc *r, ProtobufCMessage *m)
         o.memory_budget_bytes = st.budget_total;
         o.memory_budget_used_bytes = st.budget_used;
         o.version = S(czk_version());
-        reply(r, GRPC_STATUS_OK, NULL, &o.base);
+        /* Each parameter set's memory, host and device (the engine's srs list). */
+        size_t ngs = 0;
+        for (size_t i = 0; i < st.nsrs; i++) ngs += st.srs[i].ngpus;
+        Czk__V1__ParameterSet *ps = czk_calloc(st.nsrs + 1, sizeof *ps);
+        Czk__V1__ParameterSet **pp = czk_calloc(st.nsrs + 1, sizeof *pp);
+        Czk__V1__ParameterGpu *pg = czk_calloc(ngs + 1, sizeof *pg);
+        Czk__V1__ParameterGpu **pgp = czk_calloc(ngs + 1, sizeof *pgp);
+        if (ps == NULL || pp == NULL || pg == NULL || pgp == NULL) {
+            reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory", NULL);
+        } else {
+            size_t k = 0;
+            for (size_t i = 0; i < st.nsrs; i++) {
+                const czk_engine_srs_status *x = &st.srs[i];
+                czk__v1__parameter_set__init(&ps[i]);
+                ps[i].circuit_id = S(x->circuit_id);
+                ps[i].host_bytes = x->host_bytes;
+                ps[i].pinned_bytes = x->pinned_bytes;
+                ps[i].load_ms = x->load_ms;
+                ps[i].gpus = pgp + k;
+                ps[i].n_gpus = x->ngpus;
+                for (size_t g = 0; g < x->ngpus; g++, k++) {
+                    czk__v1__parameter_gpu__init(&pg[k]);
+                    pg[k].ordinal = (uint32_t)x->gpus[g].ordinal;
+                    pg[k].resident_bytes = x->gpus[g].resident_bytes;
+                    pg[k].streamed_bytes = x->gpus[g].streamed_bytes;
+                    pg[k].budget_bytes = x->gpus[g].budget_bytes;
+                    pg[k].plan = S(x->gpus[g].plan);
+                    pgp[k] = &pg[k];
+                }
+                pp[i] = &ps[i];
+            }
+            o.n_parameters = st.nsrs;
+            o.parameters = pp;
+            reply(r, GRPC_STATUS_OK, NULL, &o.base);
+        }
+        czk_free(ps);
+        czk_free(pp);
+        czk_free(pg);
+        czk_free(pgp);
     }
     free_status_mem(&mem);
     czk_engine_status_clear(&st);

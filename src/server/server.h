@@ -51,6 +51,7 @@ typedef struct czk_daemon_config {
     char *gpu_mode;        /* auto, cpu, gpu */
     char *gpu_devices;     /* "0,1" or "" = all */
     uint64_t gpu_workers_per_device;
+    uint64_t gpu_memory_limit;
     bool gpu_pack_copies;
     /* [synthesis] */
     uint64_t synthesis_threads;

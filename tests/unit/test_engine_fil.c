@@ -311,6 +311,241 @@ out:
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);
 }
 
+/* A circom circuit of squares: x, x^2, x^4, ... (one public input, `n` rows), its zkey in
+ * dir/NAME.zkey and its witness's .wtns bytes. */
+static uint8_t *squares_circuit(const char *dir, const char *name, uint32_t n, size_t *wl)
+{
+    czk_r1cs r;
+    czk_err err;
+    CHECK_STATUS(czk_r1cs_alloc(&r, 2, n, n, n, n, n, &err), CZK_OK);
+    r.has_c = true;
+    czk_fr *z = czk_malloc((size_t)(n + 2) * sizeof *z);
+    z[0] = CZK_FR_ONE;
+    czk_fr_from_u64(&z[1], 3 + czk_test_rand64() % 1000);
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t in = j + 1, out = j + 2;
+        czk_fr_sqr(&z[out], &z[in]);
+        r.a.row_ptr[j] = r.b.row_ptr[j] = r.c.row_ptr[j] = j;
+        r.a.col[j] = r.b.col[j] = in;
+        r.c.col[j] = out;
+        r.a.val[j] = r.b.val[j] = r.c.val[j] = CZK_FR_ONE;
+    }
+    r.a.row_ptr[n] = r.b.row_ptr[n] = r.c.row_ptr[n] = n;
+    r.a.nnz = r.b.nnz = r.c.nnz = n;
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s.zkey", dir, name);
+    czk_groth16_vk vk;
+    CHECK_STATUS(czk_groth16_setup_zkey(path, &r, &vk, NULL, NULL, NULL, &err), CZK_OK);
+    czk_groth16_vk_free(&vk);
+    snprintf(path, sizeof path, "%s/%s.wtns", dir, name);
+    CHECK_STATUS(czk_wtns_write_file(z, n + 2, path, &err), CZK_OK);
+    FILE *f = fopen(path, "rb");
+    uint8_t *w = NULL;
+    *wl = 0;
+    if (f != NULL) {
+        fseek(f, 0, SEEK_END);
+        long len = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        w = czk_malloc((size_t)len);
+        if (fread(w, 1, (size_t)len, f) == (size_t)len) *wl = (size_t)len;
+        fclose(f);
+    }
+    unlink(path);
+    czk_free(z);
+    czk_r1cs_free(&r);
+    return w;
+}
+
+/* Offsets in a .params image: each section's u32 length prefix (file order h, l, a, b_g1,
+ * b_g2), parsed here from the format (specs: the VK, then length-prefixed sections). */
+static void params_offsets(const uint8_t *img, size_t n, size_t off[5], uint32_t len[5])
+{
+    size_t o = 864;
+    uint32_t ic = (uint32_t)img[o] << 24 | (uint32_t)img[o + 1] << 16 | (uint32_t)img[o + 2] << 8 |
+                  img[o + 3];
+    o = 868 + 96 * (size_t)ic;
+    for (int k = 0; k < 5 && o + 4 <= n; k++) {
+        off[k] = o;
+        len[k] = (uint32_t)img[o] << 24 | (uint32_t)img[o + 1] << 16 |
+                 (uint32_t)img[o + 2] << 8 | img[o + 3];
+        o += 4 + (size_t)len[k] * (k == 4 ? 192 : 96);
+    }
+    CHECK(o == n);
+}
+
+/*
+ * A damaged .params file (cut short, a point off the curve, a section length that
+ * disagrees with the file's size) fails its job with the file, the section and the point named,
+ * each time it is tried, and the daemon keeps proving other circuits meanwhile; put back,
+ * the same file loads and proves.
+ */
+static void test_corrupt_params(void)
+{
+    czk_err err;
+    char root[256], param_dir[300], data_dir[300], good[600], path[700];
+    snprintf(root, sizeof root, "/tmp/czk-test-engine-fil-bad-%d", (int)getpid());
+    snprintf(param_dir, sizeof param_dir, "%s/params", root);
+    snprintf(data_dir, sizeof data_dir, "%s/data", root);
+    CHECK(mkdir(root, 0755) == 0 && mkdir(param_dir, 0755) == 0);
+    const char *pd = getenv("CZK_TEST_PARAMS");
+    snprintf(good, sizeof good, "%s", pd ? pd : CZK_BINARY_DIR "/test-params");
+    czk_pool *pool = NULL;
+    CHECK_STATUS(czk_pool_create(&pool, 2, &err), CZK_OK);
+    bool generated = false;
+    CHECK_STATUS(czk_fil_test_params_generate("winning-2k", good, false, pool, NULL, NULL,
+                                              &generated, &err),
+                 CZK_OK);
+    czk_fil_kind kind;
+    uint64_t rp;
+    const char *name = NULL;
+    CHECK_STATUS(czk_fil_circuit_lookup("winning-2k", &kind, &rp, &name, &err), CZK_OK);
+    /* The good file's bytes, and its .vk beside the copies. */
+    char src[700];
+    snprintf(src, sizeof src, "%s/%s.params", good, name);
+    FILE *f = fopen(src, "rb");
+    CHECK(f != NULL);
+    if (f == NULL) goto out0;
+    fseek(f, 0, SEEK_END);
+    size_t n = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *img = czk_malloc(n), *bad = czk_malloc(n);
+    CHECK(fread(img, 1, n, f) == n);
+    fclose(f);
+    size_t off[5] = {0};
+    uint32_t len[5] = {0};
+    params_offsets(img, n, off, len);
+    snprintf(path, sizeof path, "%s/%s.params", param_dir, name);
+
+    size_t wl = 0;
+    uint8_t *w = squares_circuit(param_dir, "sq", 200, &wl);
+    czk_post_fixture *fx = NULL;
+    CHECK_STATUS(czk_post_fixture_create(&fx, CZK_POST_StackedDrgWinning2KiBV1, czk_test_rand64(),
+                                         1, &err),
+                 CZK_OK);
+    uint8_t *vp = NULL;
+    size_t vl = 0;
+    CHECK_STATUS(czk_post_fallback_proof_write(fx->sectors[0].id, fx->sectors[0].comm_r,
+                                               fx->proofs[0], &vp, &vl, &err),
+                 CZK_OK);
+    const uint8_t *vps[1] = {vp};
+    size_t vls[1] = {vl};
+    czk_job_request wr;
+    memset(&wr, 0, sizeof wr);
+    wr.kind = CZK_JOB_WINNING;
+    wr.registered_proof = CZK_POST_StackedDrgWinning2KiBV1;
+    wr.vanilla_proofs = vps;
+    wr.vanilla_proof_lens = vls;
+    wr.n_vanilla_proofs = 1;
+    wr.miner_id = fx->miner_id;
+    wr.randomness = fx->randomness;
+    wr.randomness_len = 32;
+    czk_job_request cr;
+    memset(&cr, 0, sizeof cr);
+    cr.kind = CZK_JOB_CIRCOM;
+    cr.circuit = "sq";
+    cr.vanilla_proof = w;
+    cr.vanilla_proof_len = wl;
+
+    czk_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.data_dir = data_dir;
+    cfg.param_dir = param_dir;
+    cfg.gpu_mode = czk_gpu_count() > 0 ? 2 : 1;
+    cfg.synthesis_threads = 2;
+    czk_engine *e = NULL;
+    CHECK_STATUS(czk_engine_create(&e, &cfg, &err), CZK_OK);
+    if (e == NULL) goto out;
+    /* Each damage, with what the failure must name. */
+    struct {
+        const char *what;
+        size_t cut;           /* write only the first `cut` bytes (0: all) */
+        size_t flip;          /* XOR 4 into this byte (0: none) */
+        size_t dec_len;       /* decrement the length prefix at this offset (0: none) */
+        const char *needle[2];
+    } cases[3] = {
+        {"cut in l", off[1] + 4 + 96 * (len[1] / 2), 0, 0, {"l truncated", ""}},
+        {"a point off the curve", 0, off[2] + 4 + 96 * 5 + 95, 0, {"a point 5", "curve"}},
+        {"b_g2 one short", 0, 0, off[4], {"trailing bytes after b_g2", "192"}},
+    };
+    for (int c = 0; c < 3; c++) {
+        memcpy(bad, img, n);
+        if (cases[c].flip) bad[cases[c].flip] ^= 4;
+        if (cases[c].dec_len) bad[cases[c].dec_len + 3] -= 1;
+        f = fopen(path, "wb");
+        fwrite(bad, 1, cases[c].cut ? cases[c].cut : n, f);
+        fclose(f);
+        czk_job_info info;
+        CHECK_STATUS(czk_engine_submit(e, &wr, &info, &err), CZK_OK);
+        CHECK_STATUS(czk_engine_await(e, info.job_id, 300000, &info, &err), CZK_OK);
+        CHECK_MSG(info.state == CZK_JOB_FAILED, "%s: state %s", cases[c].what,
+                  czk_job_state_name(info.state));
+        for (int k = 0; k < 2; k++)
+            CHECK_MSG(strstr(info.error_message, cases[c].needle[k]) != NULL &&
+                          strstr(info.error_message, name) != NULL,
+                      "%s: \"%s\" lacks \"%s\" or the file", cases[c].what,
+                      info.error_message, cases[c].needle[k]);
+        czk_job_info_clear(&info);
+        /* Another circuit meanwhile: proved. */
+        CHECK_STATUS(czk_engine_submit(e, &cr, &info, &err), CZK_OK);
+        CHECK_STATUS(czk_engine_await(e, info.job_id, 300000, &info, &err), CZK_OK);
+        CHECK_MSG(info.state == CZK_JOB_DONE, "%s: the circom job: %s %s", cases[c].what,
+                  czk_job_state_name(info.state), info.error_message);
+        czk_job_info_clear(&info);
+    }
+    /* The good file: loads, proves, and the status says where its points are. */
+    f = fopen(path, "wb");
+    fwrite(img, 1, n, f);
+    fclose(f);
+    {
+        czk_job_info info;
+        CHECK_STATUS(czk_engine_submit(e, &wr, &info, &err), CZK_OK);
+        CHECK_STATUS(czk_engine_await(e, info.job_id, 300000, &info, &err), CZK_OK);
+        CHECK_MSG(info.state == CZK_JOB_DONE, "restored: %s %s", czk_job_state_name(info.state),
+                  info.error_message);
+        czk_job_info_clear(&info);
+        czk_engine_status st;
+        CHECK_STATUS(czk_engine_get_status(e, &st, &err), CZK_OK);
+        bool seen = false;
+        for (size_t i = 0; i < st.nsrs; i++) {
+            if (strcmp(st.srs[i].circuit_id, "winning-2k") != 0) continue;
+            seen = true;
+            const czk_engine_srs_status *x = &st.srs[i];
+            uint64_t points = n - off[0] - 20; /* the sections' points, without VK and lengths */
+            CHECK(x->load_ms > 0 || x->host_bytes > 0);
+            CHECK(x->ngpus == (size_t)(czk_gpu_count() > 0 ? st.ngpus : 0));
+            if (czk_gpu_count() == 0) {
+                /* The CPU prover holds the whole key, decoded (the same size as encoded). */
+                CHECK_MSG(x->host_bytes >= points && x->pinned_bytes == 0,
+                          "host %llu pinned %llu for %llu bytes of points",
+                          (unsigned long long)x->host_bytes, (unsigned long long)x->pinned_bytes,
+                          (unsigned long long)points);
+            } else {
+                /* A small key fits every GPU whole: nothing on the host, all resident. */
+                CHECK(x->gpus[0].resident_bytes == points && x->gpus[0].streamed_bytes == 0);
+                CHECK(x->host_bytes < points / 100);
+                CHECK(strstr(x->gpus[0].plan, "resident=l,a,b_g1,b_g2,h") != NULL);
+            }
+        }
+        CHECK(seen);
+        czk_engine_status_clear(&st);
+        char *metrics = czk_engine_metrics_text(e);
+        CHECK(metrics != NULL && strstr(metrics, "czk_params_host_bytes{circuit=\"winning-2k\"}") != NULL &&
+              strstr(metrics, "czk_params_load_seconds{circuit=\"winning-2k\"}") != NULL);
+        czk_free(metrics);
+    }
+    czk_engine_destroy(e);
+out:
+    czk_free(vp);
+    czk_post_fixture_destroy(fx);
+    czk_free(w);
+    czk_free(img);
+    czk_free(bad);
+out0:
+    czk_pool_destroy(pool);
+    snprintf(path, sizeof path, "rm -rf %s", root);
+    if (system(path) != 0) fprintf(stderr, "could not remove %s\n", root);
+}
+
 int main(void)
 {
     czk_test_seed();
@@ -318,5 +553,6 @@ int main(void)
     RUN(test_winning_2k);
     RUN(test_winning_2k_in_memory);
     RUN(test_winning_2k_packed);
+    RUN(test_corrupt_params);
     return czk_test_finish();
 }
