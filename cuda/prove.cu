@@ -939,7 +939,8 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     const bool late = plan != nullptr && plan->witness_late;
     size_t chunk = plan != nullptr ? plan->msm_chunk : 0;
     if (chunk == 0 && !full) chunk = o.stream_chunk ? o.stream_chunk : (size_t)1 << 24;
-    chunk = (chunk + 63) / 64 * 64;
+    /* G2 calls take half a chunk, and every call starts on a density word. */
+    chunk = (chunk + 127) / 128 * 128;
     const uint64_t scratch_cap = plan != nullptr ? plan->msm_scratch : 0;
     /* The witness MSMs beside H: as the plan says; without one, with a resident SRS (the
      * streamed key once shared one pair of copy buffers between the threads). */
@@ -1400,6 +1401,11 @@ czk_status czk_gpu_srs_download(const czk_gpu_srs *srs, czk_groth16_section sec,
     int group;
     if (srs == nullptr || !srs_section(srs, sec, &b, &len, &group))
         return czk_err_set(err, CZK_EINVAL, "gpu srs download: bad SRS or section");
+    if (first > len || count > len - first)
+        return czk_err_set(err, CZK_EINVAL,
+                           "gpu srs download: %s points [%zu, %zu) are outside the %zu resident",
+                           czk_groth16_section_name(sec), first, first + count, len);
+    if (count == 0) return CZK_OK;
     return czk_gpu_bases_download(b, first, count, out, err);
 }
 

@@ -244,7 +244,8 @@ typedef struct czk_gpu_plan {
     bool overlap;      /**< the witness MSMs run beside the H transforms and the H MSM */
     bool whole_tables; /**< the NTT keeps its 2^log_m twiddle level whole (2 vectors) */
     size_t msm_chunk;  /**< G1 scalars per MSM call and per streamed copy (G2: half); 0: whole */
-    uint64_t msm_scratch; /**< scratch one MSM call may take (the bound it runs under) */
+    uint64_t msm_scratch; /**< scratch one MSM call may take (the bound it runs under; 0
+                               with whole calls: unbounded) */
     uint64_t peak_bytes;  /**< estimated device bytes at the peak, resident included */
     uint64_t min_budget;  /**< the least budget any plan of this key fits */
     double est_copy_s;    /**< the copies of one proof at the planned bandwidth */

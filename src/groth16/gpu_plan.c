@@ -282,8 +282,11 @@ czk_status czk_gpu_plan_make(czk_gpu_plan *out, const czk_groth16_params *shape,
                 p.msm_chunk = chunk;
                 const size_t n1 = chunk ? chunk : (z.m > z.n_aux ? z.m : z.n_aux);
                 const size_t n2 = chunk ? chunk / 2 : z.b_aux;
-                p.msm_scratch = u64max(czk_gpu_msm_scratch_bound(1, n1),
-                                       czk_gpu_msm_scratch_bound(2, n2));
+                /* Whole calls fit by construction and run unbounded, as on a device to
+                 * themselves (their 0/1 scalars' batch-affine tree then always has room). */
+                p.msm_scratch = chunk == 0 ? 0
+                                           : u64max(czk_gpu_msm_scratch_bound(1, n1),
+                                                    czk_gpu_msm_scratch_bound(2, n2));
                 p.est_copy_s = (double)(p.streamed_bytes + p.copy_bytes) / (gbps * 1e9);
                 p.est_s = estimate(&p, &z, &c, gbps, compute_s);
                 if (!have || p.est_s < best.est_s - 1e-9) {
