@@ -9,7 +9,9 @@
  * job at NORMAL priority with gpus.pack_copies: a Winning PoSt's rows are Poseidon's, more
  * than half of every vector neither 0 nor 1, so none is packed (the gpu_end note says
  * packed=0 where there is a GPU) and the proof is the same as without; then at its
- * default priority, through the express lane, on the same engine.
+ * default priority, through the express lane, on the same engine. Damaged .params files
+ * fail their jobs by name while other circuits prove; with a GPU, memory another process
+ * holds is left out of the plan, and a gpus.memory_limit below the minimum is refused.
  */
 #include "czk/alloc.h"
 #include "czk/engine.h"
@@ -546,6 +548,99 @@ out0:
     if (system(path) != 0) fprintf(stderr, "could not remove %s\n", root);
 }
 
+/*
+ * GPU memory that another process holds (here: this one, through a block of bases made on
+ * the device) is left out of every plan: the engine plans within what is free at its start,
+ * and the job proves. A gpus.memory_limit below what a 2^27 partition needs is refused at
+ * start, naming the minimum. (GPU only.)
+ */
+static void test_gpu_memory_budget(void)
+{
+    if (czk_gpu_count() == 0) {
+        printf("# skipped: no GPU\n");
+        return;
+    }
+    czk_err err;
+    char root[256], data_dir[300];
+    snprintf(root, sizeof root, "/tmp/czk-test-engine-fil-gpumem-%d", (int)getpid());
+    snprintf(data_dir, sizeof data_dir, "%s/data", root);
+    CHECK(mkdir(root, 0755) == 0);
+    const char *pd = getenv("CZK_TEST_PARAMS");
+    char param_dir[512];
+    snprintf(param_dir, sizeof param_dir, "%s", pd ? pd : CZK_BINARY_DIR "/test-params");
+    czk_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.data_dir = data_dir;
+    cfg.param_dir = param_dir;
+    cfg.gpu_mode = 2;
+    cfg.synthesis_threads = 2;
+    cfg.gpu_memory_limit = 4ull << 30;
+    czk_engine *e = NULL;
+    CHECK_STATUS(czk_engine_create(&e, &cfg, &err), CZK_EINVAL);
+    CHECK_MSG(strstr(err.msg, "gpus.memory_limit") != NULL && strstr(err.msg, "8.48 GiB") != NULL,
+              "%s", err.msg);
+    czk_engine_destroy(e);
+    e = NULL;
+
+    /* All but 3 GiB of the device held elsewhere. */
+    czk_gpu_info gi;
+    CHECK_STATUS(czk_gpu_get_info(0, &gi, &err), CZK_OK);
+    const uint64_t keep = 3ull << 30;
+    czk_gpu_bases *ballast = NULL;
+    if (gi.free_mem > keep)
+        CHECK_STATUS(czk_gpu_bases_synthesize(0, 1, (gi.free_mem - keep) / sizeof(czk_g1_affine),
+                                              1, &ballast, &err),
+                     CZK_OK);
+    cfg.gpu_memory_limit = 0;
+    CHECK_STATUS(czk_engine_create(&e, &cfg, &err), CZK_OK);
+    if (e != NULL) {
+        czk_post_fixture *f = NULL;
+        CHECK_STATUS(czk_post_fixture_create(&f, CZK_POST_StackedDrgWinning2KiBV1,
+                                             czk_test_rand64(), 1, &err),
+                     CZK_OK);
+        uint8_t *vp = NULL;
+        size_t vl = 0;
+        CHECK_STATUS(czk_post_fallback_proof_write(f->sectors[0].id, f->sectors[0].comm_r,
+                                                   f->proofs[0], &vp, &vl, &err),
+                     CZK_OK);
+        const uint8_t *vps[1] = {vp};
+        size_t vls[1] = {vl};
+        czk_job_request req;
+        memset(&req, 0, sizeof req);
+        req.kind = CZK_JOB_WINNING;
+        req.registered_proof = CZK_POST_StackedDrgWinning2KiBV1;
+        req.vanilla_proofs = vps;
+        req.vanilla_proof_lens = vls;
+        req.n_vanilla_proofs = 1;
+        req.miner_id = f->miner_id;
+        req.randomness = f->randomness;
+        req.randomness_len = 32;
+        czk_job_info info;
+        CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_OK);
+        CHECK_STATUS(czk_engine_await(e, info.job_id, 300000, &info, &err), CZK_OK);
+        CHECK_MSG(info.state == CZK_JOB_DONE, "state %s: %s", czk_job_state_name(info.state),
+                  info.error_message);
+        czk_job_info_clear(&info);
+        czk_engine_status st;
+        CHECK_STATUS(czk_engine_get_status(e, &st, &err), CZK_OK);
+        for (size_t i = 0; i < st.nsrs; i++)
+            if (strcmp(st.srs[i].circuit_id, "winning-2k") == 0)
+                CHECK_MSG(st.srs[i].gpus[0].budget_bytes > 0 &&
+                              st.srs[i].gpus[0].budget_bytes <= keep,
+                          "planned within %llu bytes, %llu were free",
+                          (unsigned long long)st.srs[i].gpus[0].budget_bytes,
+                          (unsigned long long)keep);
+        czk_engine_status_clear(&st);
+        czk_engine_destroy(e);
+        czk_free(vp);
+        czk_post_fixture_destroy(f);
+    }
+    czk_gpu_bases_destroy(ballast);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);
+}
+
 int main(void)
 {
     czk_test_seed();
@@ -554,5 +649,6 @@ int main(void)
     RUN(test_winning_2k_in_memory);
     RUN(test_winning_2k_packed);
     RUN(test_corrupt_params);
+    RUN(test_gpu_memory_budget);
     return czk_test_finish();
 }
