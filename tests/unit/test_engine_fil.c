@@ -44,6 +44,49 @@ static void on_gpu_end(void *ctx, const czk_job_event *ev)
     pthread_mutex_unlock(&r->mu);
 }
 
+/* A Winning PoSt 2 KiB job: a synthetic sector's vanilla proof (bincode, as cuzk's
+ * clients send it) and the request naming it, at the kind's default priority. */
+typedef struct winning_job {
+    czk_post_fixture *f;
+    uint8_t *vp;
+    size_t vl;
+    const uint8_t *vps[1];
+    size_t vls[1];
+    czk_job_request req;
+} winning_job;
+
+static bool winning_job_make(winning_job *w)
+{
+    czk_err err;
+    memset(w, 0, sizeof *w);
+    czk_status st = czk_post_fixture_create(&w->f, CZK_POST_StackedDrgWinning2KiBV1,
+                                            czk_test_rand64(), 1, &err);
+    CHECK_MSG(st == CZK_OK, "fixture: %s", err.msg);
+    if (st != CZK_OK) return false;
+    CHECK_STATUS(czk_post_fallback_proof_write(w->f->sectors[0].id, w->f->sectors[0].comm_r,
+                                               w->f->proofs[0], &w->vp, &w->vl, &err),
+                 CZK_OK);
+    w->vps[0] = w->vp;
+    w->vls[0] = w->vl;
+    czk_job_request *r = &w->req;
+    r->kind = CZK_JOB_WINNING;
+    r->registered_proof = CZK_POST_StackedDrgWinning2KiBV1;
+    r->vanilla_proofs = w->vps;
+    r->vanilla_proof_lens = w->vls;
+    r->n_vanilla_proofs = 1;
+    r->miner_id = w->f->miner_id;
+    r->randomness = w->f->randomness;
+    r->randomness_len = 32;
+    return true;
+}
+
+static void winning_job_free(winning_job *w)
+{
+    czk_free(w->vp);
+    czk_post_fixture_destroy(w->f);
+    memset(w, 0, sizeof *w);
+}
+
 /* packed: the job at NORMAL priority (through a pinned buffer, not the express lane's
  * heap one) with gpus.pack_copies on. */
 static void winning_2k(bool packed)
@@ -64,31 +107,15 @@ static void winning_2k(bool packed)
         czk_pool_destroy(pool);
         return;
     }
-    czk_post_fixture *f = NULL;
-    st = czk_post_fixture_create(&f, CZK_POST_StackedDrgWinning2KiBV1, czk_test_rand64(), 1, &err);
-    CHECK_MSG(st == CZK_OK, "fixture: %s", err.msg);
-    if (st != CZK_OK) {
+    winning_job w;
+    if (!winning_job_make(&w)) {
         czk_pool_destroy(pool);
         return;
     }
-    uint8_t *vp = NULL;
-    size_t vl = 0;
-    CHECK_STATUS(czk_post_fallback_proof_write(f->sectors[0].id, f->sectors[0].comm_r,
-                                               f->proofs[0], &vp, &vl, &err),
-                 CZK_OK);
-
-    czk_job_request req;
-    memset(&req, 0, sizeof req);
-    req.kind = CZK_JOB_WINNING;
-    req.registered_proof = CZK_POST_StackedDrgWinning2KiBV1;
-    const uint8_t *vps[1] = {vp};
-    size_t vls[1] = {vl};
-    req.vanilla_proofs = vps;
-    req.vanilla_proof_lens = vls;
-    req.n_vanilla_proofs = 1;
-    req.miner_id = f->miner_id;
-    req.randomness = f->randomness;
-    req.randomness_len = 32;
+    czk_job_request req = w.req;
+    const uint8_t **vps = w.vps;
+    size_t *vls = w.vls, vl = w.vl;
+    uint8_t *vp = w.vp;
     if (packed) req.priority = CZK_PRIO_NORMAL;
 
     czk_engine_config cfg;
@@ -188,8 +215,7 @@ static void winning_2k(bool packed)
     czk_free(bad);
     czk_engine_destroy(e);
 out:
-    czk_free(vp);
-    czk_post_fixture_destroy(f);
+    winning_job_free(&w);
     czk_pool_destroy(pool);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", data_dir);
@@ -216,28 +242,11 @@ static void test_winning_2k_in_memory(void)
     snprintf(data_dir, sizeof data_dir, "%s/data", root);
     snprintf(data_dir2, sizeof data_dir2, "%s/data2", root);
     CHECK(mkdir(root, 0755) == 0 && mkdir(param_dir, 0755) == 0);
-    czk_post_fixture *f = NULL;
-    CHECK_STATUS(czk_post_fixture_create(&f, CZK_POST_StackedDrgWinning2KiBV1, czk_test_rand64(),
-                                         1, &err),
-                 CZK_OK);
-    if (f == NULL) return;
-    uint8_t *vp = NULL;
-    size_t vl = 0;
-    CHECK_STATUS(czk_post_fallback_proof_write(f->sectors[0].id, f->sectors[0].comm_r,
-                                               f->proofs[0], &vp, &vl, &err),
-                 CZK_OK);
-    const uint8_t *vps[1] = {vp};
-    size_t vls[1] = {vl};
-    czk_job_request req;
-    memset(&req, 0, sizeof req);
-    req.kind = CZK_JOB_WINNING;
-    req.registered_proof = CZK_POST_StackedDrgWinning2KiBV1;
-    req.vanilla_proofs = vps;
-    req.vanilla_proof_lens = vls;
-    req.n_vanilla_proofs = 1;
-    req.miner_id = f->miner_id;
-    req.randomness = f->randomness;
-    req.randomness_len = 32;
+    winning_job w;
+    if (!winning_job_make(&w)) return;
+    const czk_job_request req = w.req;
+    const uint8_t **vps = w.vps;
+    size_t *vls = w.vls;
 
     czk_engine_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -306,8 +315,7 @@ static void test_winning_2k_in_memory(void)
     czk_job_info_clear(&info);
     czk_engine_destroy(e);
 out:
-    czk_free(vp);
-    czk_post_fixture_destroy(f);
+    winning_job_free(&w);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", root);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);
@@ -420,27 +428,9 @@ static void test_corrupt_params(void)
 
     size_t wl = 0;
     uint8_t *w = squares_circuit(param_dir, "sq", 200, &wl);
-    czk_post_fixture *fx = NULL;
-    CHECK_STATUS(czk_post_fixture_create(&fx, CZK_POST_StackedDrgWinning2KiBV1, czk_test_rand64(),
-                                         1, &err),
-                 CZK_OK);
-    uint8_t *vp = NULL;
-    size_t vl = 0;
-    CHECK_STATUS(czk_post_fallback_proof_write(fx->sectors[0].id, fx->sectors[0].comm_r,
-                                               fx->proofs[0], &vp, &vl, &err),
-                 CZK_OK);
-    const uint8_t *vps[1] = {vp};
-    size_t vls[1] = {vl};
-    czk_job_request wr;
-    memset(&wr, 0, sizeof wr);
-    wr.kind = CZK_JOB_WINNING;
-    wr.registered_proof = CZK_POST_StackedDrgWinning2KiBV1;
-    wr.vanilla_proofs = vps;
-    wr.vanilla_proof_lens = vls;
-    wr.n_vanilla_proofs = 1;
-    wr.miner_id = fx->miner_id;
-    wr.randomness = fx->randomness;
-    wr.randomness_len = 32;
+    winning_job wj;
+    CHECK(winning_job_make(&wj));
+    const czk_job_request wr = wj.req;
     czk_job_request cr;
     memset(&cr, 0, sizeof cr);
     cr.kind = CZK_JOB_CIRCOM;
@@ -537,8 +527,7 @@ static void test_corrupt_params(void)
     }
     czk_engine_destroy(e);
 out:
-    czk_free(vp);
-    czk_post_fixture_destroy(fx);
+    winning_job_free(&wj);
     czk_free(w);
     czk_free(img);
     czk_free(bad);
@@ -594,29 +583,10 @@ static void test_gpu_memory_budget(void)
     cfg.gpu_memory_limit = 0;
     CHECK_STATUS(czk_engine_create(&e, &cfg, &err), CZK_OK);
     if (e != NULL) {
-        czk_post_fixture *f = NULL;
-        CHECK_STATUS(czk_post_fixture_create(&f, CZK_POST_StackedDrgWinning2KiBV1,
-                                             czk_test_rand64(), 1, &err),
-                     CZK_OK);
-        uint8_t *vp = NULL;
-        size_t vl = 0;
-        CHECK_STATUS(czk_post_fallback_proof_write(f->sectors[0].id, f->sectors[0].comm_r,
-                                                   f->proofs[0], &vp, &vl, &err),
-                     CZK_OK);
-        const uint8_t *vps[1] = {vp};
-        size_t vls[1] = {vl};
-        czk_job_request req;
-        memset(&req, 0, sizeof req);
-        req.kind = CZK_JOB_WINNING;
-        req.registered_proof = CZK_POST_StackedDrgWinning2KiBV1;
-        req.vanilla_proofs = vps;
-        req.vanilla_proof_lens = vls;
-        req.n_vanilla_proofs = 1;
-        req.miner_id = f->miner_id;
-        req.randomness = f->randomness;
-        req.randomness_len = 32;
+        winning_job w;
+        CHECK(winning_job_make(&w));
         czk_job_info info;
-        CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_OK);
+        CHECK_STATUS(czk_engine_submit(e, &w.req, &info, &err), CZK_OK);
         CHECK_STATUS(czk_engine_await(e, info.job_id, 300000, &info, &err), CZK_OK);
         CHECK_MSG(info.state == CZK_JOB_DONE, "state %s: %s", czk_job_state_name(info.state),
                   info.error_message);
@@ -632,8 +602,7 @@ static void test_gpu_memory_budget(void)
                           (unsigned long long)keep);
         czk_engine_status_clear(&st);
         czk_engine_destroy(e);
-        czk_free(vp);
-        czk_post_fixture_destroy(f);
+        winning_job_free(&w);
     }
     czk_gpu_bases_destroy(ballast);
     char cmd[600];
