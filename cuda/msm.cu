@@ -1389,6 +1389,28 @@ void czk_gpu_msm_trim(int gpu)
     pthread_mutex_unlock(&pool_lock);
 }
 
+void czk_gpu_pool_stats(int gpu, czk_gpu_pool_usage *out, bool reset_high)
+{
+    memset(out, 0, sizeof *out);
+    if (gpu < 0 || gpu >= MAX_GPUS) return;
+    pthread_mutex_lock(&pool_lock);
+    cudaMemPool_t p = pools[gpu];
+    pthread_mutex_unlock(&pool_lock);
+    if (p == nullptr) return;
+    uint64_t v = 0;
+    if (cudaMemPoolGetAttribute(p, cudaMemPoolAttrUsedMemCurrent, &v) == cudaSuccess)
+        out->used = v;
+    if (cudaMemPoolGetAttribute(p, cudaMemPoolAttrUsedMemHigh, &v) == cudaSuccess)
+        out->used_high = v;
+    if (cudaMemPoolGetAttribute(p, cudaMemPoolAttrReservedMemCurrent, &v) == cudaSuccess)
+        out->reserved = v;
+    if (reset_high) {
+        uint64_t zero = 0;
+        (void)cudaMemPoolSetAttribute(p, cudaMemPoolAttrUsedMemHigh, &zero);
+    }
+    (void)cudaGetLastError();
+}
+
 } /* extern "C" */
 
 /* ------------------------------------------------------------------------------------ */

@@ -140,6 +140,15 @@ CZK_API czk_status czk_gpu_g2s_msm(int gpu, czk_g2_jac *out, const czk_g2_affine
 /** Release the MSM scratch pool of GPU `gpu` (kept between calls otherwise). */
 CZK_API void czk_gpu_msm_trim(int gpu);
 
+/** The per-GPU pool the prover's buffers and the MSMs' scratch come from, in bytes. */
+typedef struct czk_gpu_pool_usage {
+    uint64_t used;      /**< handed out now */
+    uint64_t used_high; /**< the most handed out at once since the last reset */
+    uint64_t reserved;  /**< held from the device (used, and kept for reuse) */
+} czk_gpu_pool_usage;
+/** GPU `gpu`'s pool (zeros before its first use); reset_high starts a new high mark. */
+CZK_API void czk_gpu_pool_stats(int gpu, czk_gpu_pool_usage *out, bool reset_high);
+
 /* ------------------------------------------------------------------------------------ */
 /* NTT over Fr and the Groth16 H step (cuda/ntt.cu)                                     */
 /* ------------------------------------------------------------------------------------ */

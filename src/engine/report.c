@@ -446,6 +446,15 @@ char *czk_engine_metrics_text(czk_engine *e)
     for (size_t g = 0; g < e->ngpus; g++)
         tprintf(&t, "czk_gpu_memory_limit_bytes{gpu=\"%d\"} %" PRIu64 "\n", e->gpu_ordinals[g],
                 e->gpu_limit[g]);
+    tprintf(&t, "# HELP czk_gpu_pool_bytes The GPU pool proofs' buffers and MSM scratch come "
+                "from: in use, and held from the device.\n# TYPE czk_gpu_pool_bytes gauge\n");
+    for (size_t g = 0; g < e->ngpus; g++) {
+        czk_gpu_pool_usage pu;
+        czk_gpu_pool_stats(e->gpu_ordinals[g], &pu, false);
+        tprintf(&t, "czk_gpu_pool_bytes{gpu=\"%d\",state=\"used\"} %" PRIu64 "\n"
+                    "czk_gpu_pool_bytes{gpu=\"%d\",state=\"reserved\"} %" PRIu64 "\n",
+                e->gpu_ordinals[g], pu.used, e->gpu_ordinals[g], pu.reserved);
+    }
     tprintf(&t, "# HELP czk_verification_failures_total Proofs that failed self-verification.\n"
                 "# TYPE czk_verification_failures_total counter\n"
                 "czk_verification_failures_total %" PRIu64 "\n",

@@ -644,7 +644,17 @@ static void test_plans(void)
         o.plan = &plan;
         char what[96];
         snprintf(what, sizeof what, "planned, %.0f MiB", (double)budgets[i] / (1 << 20));
+        czk_gpu_pool_usage pu;
+        czk_gpu_pool_stats(0, &pu, true);
         gpu_check(&f, &b, srs, &o, &r, &s, want, true, what);
+        /* The planner's model held: what the proof took from the pool (buffers and MSM
+         * scratch; copy buffers and tables come from elsewhere) is within its working
+         * bytes. */
+        czk_gpu_pool_stats(0, &pu, false);
+        CHECK_MSG(pu.used_high <= plan.peak_bytes - plan.resident_bytes,
+                  "%s: the pool's high mark %llu exceeds the plan's %llu working bytes", what,
+                  (unsigned long long)pu.used_high,
+                  (unsigned long long)(plan.peak_bytes - plan.resident_bytes));
         czk_gpu_srs_destroy(srs);
     }
     CHECK(partial);
