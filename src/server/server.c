@@ -218,6 +218,7 @@ struct czk_server {
     czk_reflection *refl;
     tag shutdown_tag;
     czk_http *http;
+    bool gpu_engine; /* the engine proves on GPUs (its status asks the driver) */
     uint64_t max_msg;
     char unix_path[512];
     /* Drain. */
@@ -657,7 +658,13 @@ static void on_new_call(czk_server *s, rpc *r)
         rpc_unref(r);
         return;
     }
-    if (m->heavy) {
+    /* The status calls read the engine's counters under its lock. On the CPU back end that
+     * takes microseconds, so they are answered on the polling thread, which keeps them at a
+     * millisecond while a proof runs on every core (two fewer thread hand-offs); with GPUs
+     * they also ask the driver for free memory, which can wait behind a page-locking
+     * allocation, so they go to the pool. */
+    bool status_call = m->fn == h_get_status || m->fn == h_czk_status;
+    if (m->heavy && !(status_call && !s->gpu_engine)) {
         /* Decoded on the pool too: a 51 MB C1 output takes 0.2-0.4 s to copy out of the
          * byte buffer and unpack on a loaded machine, too long for a polling thread. */
         post(s, queue_work, r); /* the handler's reference travels with it */
@@ -2044,6 +2051,13 @@ czk_status czk__server_start(czk_server **out, czk_engine *engine, const czk_dae
     s->engine = engine;
     s->loop = loop;
     s->max_msg = cfg->max_message_size;
+    czk_engine_status es;
+    if (czk_engine_get_status(engine, &es, NULL) == CZK_OK) {
+        s->gpu_engine = strcmp(es.backend, "cpu") != 0;
+        czk_engine_status_clear(&es);
+    } else {
+        s->gpu_engine = true; /* unknown: the pool, the safe side */
+    }
     pthread_mutex_init(&s->inbox_mu, NULL);
     pthread_mutex_init(&s->pend_mu, NULL);
     pthread_mutex_init(&s->refusal_mu, NULL);
