@@ -388,8 +388,8 @@ char *czk_engine_metrics_text(czk_engine *e)
             e->verify_failures);
     tprintf(&t, "# TYPE czk_partition_retries_total counter\nczk_partition_retries_total %" PRIu64 "\n",
             e->retries);
-    tprintf(&t, "# HELP czk_proofs_damaged_total Stored proofs that failed their checksum when read "
-                "back (never served; the job or partition is proved again).\n"
+    tprintf(&t, "# HELP czk_proofs_damaged_total Stored proofs that failed their checksum when "
+                "read back (never served; the job or partition is proved again).\n"
                 "# TYPE czk_proofs_damaged_total counter\nczk_proofs_damaged_total %" PRIu64 "\n",
             e->proofs_damaged);
     tprintf(&t, "# HELP czk_partitions_restored_total Partition proofs a drain kept, used after "
@@ -406,7 +406,8 @@ char *czk_engine_metrics_text(czk_engine *e)
                 "# HELP czk_journal_damaged The open journal is damaged: submissions fail until "
                 "a restart moves it aside.\n"
                 "# TYPE czk_journal_damaged gauge\nczk_journal_damaged %d\n"
-                "# HELP czk_journal_rows_recovered Rows copied from a damaged journal at this start.\n"
+                "# HELP czk_journal_rows_recovered Rows copied from a damaged journal at this "
+                "start.\n"
                 "# TYPE czk_journal_rows_recovered gauge\nczk_journal_rows_recovered %zu\n"
                 "# HELP czk_journal_rows_lost Rows of a damaged journal that could not be read at "
                 "this start.\n"

@@ -231,7 +231,8 @@ czk_status czk__fil_circuit_resolve(const czk_fil_job_input *in, const czk__fil_
         size = UINT64_C(1) << update_log2_sizes[in->registered_proof];
         if (in->sector_size != 0 && in->sector_size != size)
             return czk_err_set(err, CZK_EINVAL,
-                               "sector_size: %llu, but RegisteredUpdateProof %llu updates %llu bytes",
+                               "sector_size: %llu, but RegisteredUpdateProof %llu updates %llu "
+                               "bytes",
                                (unsigned long long)in->sector_size,
                                (unsigned long long)in->registered_proof, (unsigned long long)size);
         break;

@@ -1165,8 +1165,8 @@ typedef struct status_mem {
  * against MaxPending, so a circom queue would count as Curio's work) and no circom
  * parameter sets. czk.v1's GetStatus has them all.
  */
-static bool fill_status(Cuzk__V1__GetStatusResponse *o, const czk_engine_status *st, status_mem *mem,
-                        bool cuzk_view)
+static bool fill_status(Cuzk__V1__GetStatusResponse *o, const czk_engine_status *st,
+                        status_mem *mem, bool cuzk_view)
 {
     memset(mem, 0, sizeof *mem);
     mem->gpus = czk_calloc(st->ngpus + 1, sizeof *mem->gpus);
@@ -1241,7 +1241,8 @@ static void h_get_status(rpc *r, ProtobufCMessage *m)
     }
     Cuzk__V1__GetStatusResponse o = CUZK__V1__GET_STATUS_RESPONSE__INIT;
     status_mem mem;
-    if (!fill_status(&o, &st, &mem, true)) reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory", NULL);
+    if (!fill_status(&o, &st, &mem, true))
+        reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory", NULL);
     else reply(r, GRPC_STATUS_OK, NULL, &o.base);
     free_status_mem(&mem);
     czk_engine_status_clear(&st);
