@@ -212,7 +212,9 @@ czk_status czk__fil_porep_create(czk_fil_job *j, const czk_fil_job_input *in, cz
         return s;
     }
     /* What the request means, for request_id deduplication: the C1 as czk writes it,
-     * however the client's JSON was spaced, ordered or wrapped in cuzk's envelope. */
+     * however the client's JSON was spaced, ordered or wrapped in cuzk's envelope. For a
+     * 32 GiB fixture C1 (38.6 MB) writing and hashing it took 0.10-0.18 s, next to the
+     * 2.3 s its parse takes (2-core dev machine). */
     uint8_t *canon = NULL;
     size_t canon_len = 0;
     s = czk_c1_write_json(c1, &canon, &canon_len, &e);
