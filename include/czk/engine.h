@@ -202,7 +202,11 @@ CZK_API czk_status czk_engine_on_done(czk_engine *e, const char *job_id, czk_job
  */
 CZK_API bool czk_engine_on_done_cancel(czk_engine *e, uint64_t handle);
 
-/** Cancel in any state; frees the job's memory. was_running: it had started work. */
+/**
+ * Cancel in any state; frees the job's memory, and its synthesis or CPU proof in progress
+ * stops within one chunk of its loops. was_running: it had started work. A cancelled job
+ * does not block a new submission of its request_id.
+ */
 CZK_API czk_status czk_engine_cancel(czk_engine *e, const char *job_id, bool *was_running,
                                      czk_err *err);
 
