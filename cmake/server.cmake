@@ -112,6 +112,13 @@ if(CZK_TESTS)
     add_dependencies(test_grpc_e2e_filecoin czkd czk)
     target_compile_definitions(test_grpc_e2e_filecoin PRIVATE CZK_GRPC_PROTO_DIR="${CZK_GRPC_PROTO_DIR}")
   endif()
+  # tests/peers/jobs_e2e.mjs in its two modes (Curio in production; integrity).
+  foreach(t test_curio_e2e test_integrity_e2e)
+    if(TARGET ${t})
+      add_dependencies(${t} czkd czk)
+      target_compile_definitions(${t} PRIVATE CZK_GRPC_PROTO_DIR="${CZK_GRPC_PROTO_DIR}")
+    endif()
+  endforeach()
 endif()
 
 # ---------------------------------------------------------------------------------------

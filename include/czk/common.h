@@ -23,7 +23,8 @@ extern "C" {
 /*
  * One status table: name and message. The enum, czk_status_name() and czk_strerror()
  * are all generated from it, so they cannot drift apart. Mapping to gRPC codes lives in
- * one function at the server edge.
+ * one function at the server edge. New statuses go at the end: the job journal stores
+ * their numbers.
  */
 #define CZK_STATUS_MAP(X)                                                                      \
     X(OK, "success")                                                                           \
@@ -47,7 +48,8 @@ extern "C" {
     X(ETIMEDOUT, "timed out")                                                                  \
     X(EBUSY, "resource busy")                                                                  \
     X(ERESOURCE, "resource exhausted")                                                         \
-    X(EINTERNAL, "internal error")
+    X(EINTERNAL, "internal error")                                                             \
+    X(EMISMATCH, "input does not match what it claims")
 
 typedef enum czk_status {
 #define CZK__STATUS_ENUM(name, msg) CZK_##name,
@@ -83,6 +85,20 @@ CZK_API void czk_err_clear(czk_err *err);
 
 /** Version string of the library, e.g. "0.1.0". */
 CZK_API const char *czk_version(void);
+
+/** What czk_text_check found wrong with a string (CZK_TEXT_OK: nothing). */
+typedef enum czk_text_fault {
+    CZK_TEXT_OK = 0,
+    CZK_TEXT_NOT_UTF8 = 1, /* not valid UTF-8 (overlong, surrogate, truncated, > U+10FFFF) */
+    CZK_TEXT_CONTROL = 2,  /* a control character: C0 (NUL included), DEL or C1 */
+} czk_text_fault;
+
+/**
+ * Check that n bytes are an identifier-safe string: valid UTF-8 without control
+ * characters. Ids and names that reach logs, the journal and other clients' protobuf
+ * decoders must be; *at (may be NULL) gets the offset of the first bad byte.
+ */
+CZK_API czk_text_fault czk_text_check(const char *s, size_t n, size_t *at);
 
 #ifdef __cplusplus
 }

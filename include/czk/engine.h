@@ -155,20 +155,32 @@ CZK_API czk_status czk_engine_create(czk_engine **out, const czk_engine_config *
                                      czk_err *err);
 
 /**
- * Stop accepting (submit → CZK_EBUSY), let running partitions finish for up to grace_ms,
- * then cancel what is left in memory; jobs not finished stay journaled as queued and run
- * again after the next start. Returns when the workers are idle.
+ * Stop accepting (submit → CZK_EBUSY), let the partitions already admitted finish for up
+ * to grace_ms, then cancel what still runs, on the GPU and the CPU back end alike (a CPU
+ * proof or a synthesis stops within one chunk of its loops). Jobs not finished stay
+ * journaled as queued and run again after the next start, once; the partitions of theirs
+ * that were verified inside the grace are journaled and not proved again. Returns when the
+ * workers have stopped.
  */
 CZK_API void czk_engine_drain(czk_engine *e, uint64_t grace_ms);
+/**
+ * Cancel the work in progress now (a drain's second signal): submissions are refused, a
+ * drain in progress stops waiting for its grace. Safe from any thread, any number of times.
+ */
+CZK_API void czk_engine_abort(czk_engine *e);
 /** Drain (if not done) and free everything. */
 CZK_API void czk_engine_destroy(czk_engine *e);
 
 /**
  * Validate, journal (durably, before returning) and queue a job. `out` gets the job's
- * snapshot (id, queue position). Same request_id with the same payload: the existing job,
- * CZK_OK. Same request_id with a different payload: CZK_EEXIST. Bad input: CZK_EINVAL /
- * CZK_EFORMAT / CZK_ETRUNCATED naming the field. Missing parameter file: CZK_ENOENT naming
- * it. Draining: CZK_EBUSY. Too many queued: CZK_ERESOURCE.
+ * snapshot (id, queue position). request_id deduplication: a job of the same request_id
+ * that is queued, running or done and the same request (its meaning: a PoRep C1 in
+ * canonical form, other payloads as bytes, the priority left out) is returned, CZK_OK;
+ * another request under that id, CZK_EEXIST. A failed or cancelled job of the id does not
+ * block a new attempt, which is a new job (the old one stays listed as history). Bad
+ * input: CZK_EINVAL / CZK_EFORMAT / CZK_ETRUNCATED / CZK_EMISMATCH naming the field.
+ * Missing parameter file: CZK_ENOENT naming it, before the payload is parsed. Draining:
+ * CZK_EBUSY. Too many queued: CZK_ERESOURCE.
  */
 CZK_API czk_status czk_engine_submit(czk_engine *e, const czk_job_request *req,
                                      czk_job_info *out, czk_err *err);
@@ -196,9 +208,22 @@ CZK_API czk_status czk_engine_on_done(czk_engine *e, const char *job_id, czk_job
  */
 CZK_API bool czk_engine_on_done_cancel(czk_engine *e, uint64_t handle);
 
-/** Cancel in any state; frees the job's memory. was_running: it had started work. */
+/**
+ * Cancel in any state; frees the job's memory, and its synthesis or CPU proof in progress
+ * stops within one chunk of its loops. was_running: it had started work. A cancelled job
+ * does not block a new submission of its request_id.
+ */
 CZK_API czk_status czk_engine_cancel(czk_engine *e, const char *job_id, bool *was_running,
                                      czk_err *err);
+
+/**
+ * Drop a job: cancel it if it is queued or running, then delete it (and its proof) from
+ * the table and the journal, so that no call finds it and its request_id is free for a
+ * new job. `state` (may be NULL) gets the state it had. Waiters on it are answered as for
+ * a cancel. CZK_ENOENT for an unknown id.
+ */
+CZK_API czk_status czk_engine_forget(czk_engine *e, const char *job_id, bool *was_running,
+                                     czk_job_state *state, czk_err *err);
 
 typedef enum czk_job_event_type {
     CZK_EV_QUEUED = 0,
@@ -264,8 +289,9 @@ typedef struct czk_engine_srs_gpu {
 
 typedef struct czk_engine_srs_status {
     char circuit_id[64];
-    int tier; /* 0 HOT (device), 1 WARM (host memory), 2 COLD (on disk only) */
-    uint64_t size_bytes;   /* what the memory budget charges for it */
+    int tier; /* 0 HOT (ready: on the GPU, or loaded for the CPU back end), 1 WARM (host
+                 memory, not yet on the GPU), 2 COLD (on disk only) */
+    uint64_t size_bytes; /* what the memory budget charges for it */
     uint32_t ref_count;
     uint64_t host_bytes;   /* points on the host: the whole key on the CPU, streamed parts
                               with GPUs (none when the GPUs hold it all) */

@@ -55,12 +55,30 @@ typedef struct czk_fil_job czk_fil_job;
 /**
  * Parse and check everything; on error nothing is allocated and err names the field
  * (e.g. "vanilla_proof: partition 3 challenge 17: comm_d path root mismatch").
- * CZK_EINVAL / CZK_EFORMAT / CZK_ETRUNCATED for bad input, CZK_EUNSUPPORTED for a known
- * but unsupported proof.
+ * CZK_EINVAL / CZK_EFORMAT / CZK_ETRUNCATED for bad input, CZK_EMISMATCH for vanilla
+ * proofs that do not match their own commitments, challenges, randomness or the sector
+ * the request names (miner_id and sector_number: the PoRep replica_id is recomputed from
+ * them), CZK_EUNSUPPORTED for a known but unsupported proof.
  */
 CZK_API czk_status czk_fil_job_create(czk_fil_job **out, const czk_fil_job_input *in,
                                       czk_err *err);
 CZK_API void czk_fil_job_destroy(czk_fil_job *j);
+
+/**
+ * The circuit id and parameter file name (as czk_fil_job_circuit_id / _params_name) of a
+ * request, from its kind, registered proof and sector size alone, which are checked with
+ * the same errors as czk_fil_job_create: so that a missing parameter file is refused
+ * before a 50 MB payload is parsed. The strings are static.
+ */
+CZK_API czk_status czk_fil_job_circuit(const czk_fil_job_input *in, const char **circuit_id,
+                                       const char **params_name, czk_err *err);
+
+/**
+ * A PoRep job's C1 in canonical form, hashed (SHA-256 of the C1 as czk writes it: the same
+ * for the same C1 however its JSON was spaced, ordered or wrapped in cuzk's envelope);
+ * false for the kinds whose vanilla proofs are binary (bincode compares as bytes).
+ */
+CZK_API bool czk_fil_job_digest(const czk_fil_job *j, uint8_t out[32]);
 
 /** Number of partition circuits (10 for a 32 GiB PoRep, 16 for Snap 32 GiB, 1 for PoSt). */
 CZK_API size_t czk_fil_job_partitions(const czk_fil_job *j);

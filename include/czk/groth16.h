@@ -108,7 +108,8 @@ typedef struct czk_groth16_timings {
 /**
  * Prove. r and s are the blinding scalars: pass NULL for fresh ones from the OS CSPRNG;
  * tests pass fixed values (r = s = 0 gives the deterministic proof snarkjs's oracle uses).
- * `timings` may be NULL.
+ * `timings` may be NULL. CZK_ECANCELED, within one chunk of its NTTs or MSMs, when the
+ * calling thread's work is cancelled (czk_pool_set_cancel); *out is then unspecified.
  */
 CZK_API czk_status czk_groth16_prove(czk_groth16_proof *out, const czk_groth16_params *pk,
                                      const czk_groth16_assignment *asg, const czk_fr *r,

@@ -36,6 +36,17 @@ CZK_API void czk_pool_run(czk_pool *pool, size_t ntasks, czk_pool_fn fn, void *c
 CZK_API czk_status czk_pool_create_nice(czk_pool **out, unsigned nthreads, int nice, czk_err *err);
 /** Lower the calling thread's priority by `nice` steps (at most to 19); 0 does nothing. */
 CZK_API void czk_thread_lower_priority(int nice);
+/**
+ * Cooperative cancellation of the calling thread's work. After czk_pool_set_cancel(flag)
+ * the runs this thread starts, and the runs their tasks start on any pool, carry `flag`
+ * (an int the caller owns; any thread sets it non-zero to cancel; NULL ends it). Long
+ * loops (NTT, MSM, synthesis) check czk_pool_cancelled() once per chunk and stop early,
+ * leaving their output unspecified; the function that started them then returns
+ * CZK_ECANCELED. The check is one relaxed load.
+ */
+CZK_API void czk_pool_set_cancel(const int *flag);
+/** The work the calling thread does, as a task of a run or on its own, is cancelled. */
+CZK_API bool czk_pool_cancelled(void);
 /** Number of online CPUs. */
 CZK_API unsigned czk_cpu_count(void);
 

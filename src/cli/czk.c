@@ -31,6 +31,7 @@ static const struct czk_cli_cmd {
     {"await", czk_cli_client, "daemon: wait for a job and fetch its proof"},
     {"run-job", czk_cli_client, "daemon: submit and await in one call"},
     {"cancel", czk_cli_client, "daemon: cancel a job"},
+    {"forget", czk_cli_client, "daemon: drop a job and its proof; its request id is free again"},
     {"list", czk_cli_client, "daemon: list jobs"},
     {"watch", czk_cli_client, "daemon: stream a job's events (partition progress) live"},
     {"status", czk_cli_client, "daemon: engine, GPUs, queues and parameters as a table"},

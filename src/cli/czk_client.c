@@ -1,6 +1,7 @@
 /*
  * The czk tool's remote commands: talk to a running czkd over czk.v1 (gRPC).
- *   czk submit | await | run-job | cancel | list | watch | status | metrics | preload | evict
+ *   czk submit | await | run-job | cancel | forget | list | watch | status | metrics | preload |
+ *   evict
  * `run-job` is submit + await in one call (czk.v1 Prove); it is not `czk prove`, which
  * proves offline without a daemon.
  */
@@ -42,6 +43,8 @@ static void usage(FILE *f, const char *cmd)
             "  czk await   JOB_ID [--timeout MS] [--proof-out FILE]           wait for a job\n"
             "  czk run-job JOB-OPTIONS [--timeout MS] [--proof-out FILE]        submit and wait\n"
             "  czk cancel  JOB_ID\n"
+            "  czk forget  JOB_ID                                             cancel if running, drop it and\n"
+            "                                                                 its proof; its request id is free\n"
             "  czk list    [--state queued|running|done|failed|cancelled] [--limit N]\n"
             "  czk watch   JOB_ID | --all                                     stream the job's events\n"
             "  czk status                                                     engine, GPUs, queues\n"
@@ -677,7 +680,7 @@ int czk_cli_client(int argc, char **argv)
         }
         free_submit(&s, &f);
     } else if (!strcmp(cmd, "await") || !strcmp(cmd, "cancel") || !strcmp(cmd, "watch") ||
-               !strcmp(cmd, "preload") || !strcmp(cmd, "evict")) {
+               !strcmp(cmd, "preload") || !strcmp(cmd, "evict") || !strcmp(cmd, "forget")) {
         if (!arg && !(o.all && !strcmp(cmd, "watch"))) {
             usage(stderr, cmd);
             goto out;
@@ -697,6 +700,20 @@ int czk_cli_client(int argc, char **argv)
             if (code == GRPC_STATUS_OK) {
                 printf("cancelled job_id=%s was_running=%s\n", arg,
                        ((Czk__V1__CancelResponse *)reply)->was_running ? "true" : "false");
+                rc = 0;
+            } else {
+                rc = fail_rpc(code, &err);
+            }
+        } else if (!strcmp(cmd, "forget")) {
+            Czk__V1__ForgetRequest f = CZK__V1__FORGET_REQUEST__INIT;
+            f.job_id = (char *)arg;
+            code = czk__client_unary(cl, "/czk.v1.Czk/Forget", &f.base, &czk__v1__forget_response__descriptor,
+                                     o.timeout_ms, &reply, &err);
+            if (code == GRPC_STATUS_OK) {
+                static const char *const names[] = {"queued", "running", "done", "failed", "cancelled"};
+                Czk__V1__ForgetResponse *r = (Czk__V1__ForgetResponse *)reply;
+                printf("forgot job_id=%s state=%s was_running=%s\n", arg,
+                       (unsigned)r->state < 5 ? names[r->state] : "unknown", r->was_running ? "true" : "false");
                 rc = 0;
             } else {
                 rc = fail_rpc(code, &err);

@@ -23,12 +23,29 @@ struct czk_pool {
     void *ctx;
     size_t ntasks;
     atomic_size_t next;
+    const int *cancel; /* the current run's cancel flag (czk_pool_set_cancel), or NULL */
     int nice; /* the workers' priority below the creator's */
 };
 
 /* The pool whose worker the current thread is, for nested runs. */
 static _Thread_local czk_pool *current_pool;
 static _Thread_local unsigned current_worker;
+/* The flag of czk_pool_set_cancel, for work the thread does outside any run's task. */
+static _Thread_local const int *thread_cancel;
+
+/* The cancel flag of what the calling thread is doing: the run it is a task of, if any. */
+static const int *effective_cancel(void)
+{
+    return current_pool != NULL ? current_pool->cancel : thread_cancel;
+}
+
+void czk_pool_set_cancel(const int *flag) { thread_cancel = flag; }
+
+bool czk_pool_cancelled(void)
+{
+    const int *f = effective_cancel();
+    return f != NULL && __atomic_load_n(f, __ATOMIC_RELAXED) != 0;
+}
 
 unsigned czk_cpu_count(void)
 {
@@ -160,11 +177,13 @@ void czk_pool_run(czk_pool *pool, size_t ntasks, czk_pool_fn fn, void *ctx)
         for (size_t i = 0; i < ntasks; i++) fn(ctx, i, w);
         return;
     }
+    const int *cancel = effective_cancel();
     pthread_mutex_lock(&pool->run_lock);
     pthread_mutex_lock(&pool->lock);
     pool->fn = fn;
     pool->ctx = ctx;
     pool->ntasks = ntasks;
+    pool->cancel = cancel;
     atomic_store_explicit(&pool->next, 0, memory_order_relaxed);
     pool->active = pool->nthreads - 1;
     pool->generation++;
@@ -181,6 +200,7 @@ void czk_pool_run(czk_pool *pool, size_t ntasks, czk_pool_fn fn, void *ctx)
 
     pthread_mutex_lock(&pool->lock);
     while (pool->active != 0) pthread_cond_wait(&pool->done, &pool->lock);
+    pool->cancel = NULL;
     pthread_mutex_unlock(&pool->lock);
     pthread_mutex_unlock(&pool->run_lock);
 }

@@ -55,3 +55,33 @@ void czk_err_clear(czk_err *err)
 }
 
 const char *czk_version(void) { return CZK_VERSION_STRING; }
+
+czk_text_fault czk_text_check(const char *str, size_t n, size_t *at)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    for (size_t i = 0; i < n;) {
+        if (at != NULL) *at = i;
+        unsigned c = s[i];
+        if (c < 0x20 || c == 0x7f) return CZK_TEXT_CONTROL;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        /* The length of the sequence and the smallest code point it may encode, so that
+         * overlong forms are refused (RFC 3629). */
+        size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
+        if (len == 0 || c > 0xf4 || i + len > n) return CZK_TEXT_NOT_UTF8;
+        uint32_t cp = c & (0xff >> (len + 1));
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xc0) != 0x80) return CZK_TEXT_NOT_UTF8;
+            cp = cp << 6 | (s[i + k] & 0x3f);
+        }
+        static const uint32_t min_cp[5] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < min_cp[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+            return CZK_TEXT_NOT_UTF8;
+        if (cp >= 0x80 && cp <= 0x9f) return CZK_TEXT_CONTROL;
+        i += len;
+    }
+    if (at != NULL) *at = n;
+    return CZK_TEXT_OK;
+}

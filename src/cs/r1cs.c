@@ -5,6 +5,7 @@
  */
 #include "czk/r1cs.h"
 #include "czk/alloc.h"
+#include "czk/pool.h"
 #include "ff/consts.h"
 #include "ff/mont.h"
 
@@ -123,6 +124,8 @@ static void eval_task(void *p, size_t task, unsigned worker)
     (void)worker;
     const struct eval_ctx *e = p;
     const czk_r1cs *r = e->r;
+    /* Cancelled (czk_pool_cancelled): these rows stay unspecified. */
+    if (czk_pool_cancelled()) return;
     uint64_t lo = (uint64_t)task * ROWS_PER_TASK;
     uint64_t hi = lo + ROWS_PER_TASK;
     if (hi > r->n_constraints) hi = r->n_constraints;

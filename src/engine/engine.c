@@ -30,6 +30,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 #include <stdarg.h>
@@ -44,6 +45,24 @@
 /* ------------------------------------------------------------------------------------ */
 /* Small helpers                                                                        */
 /* ------------------------------------------------------------------------------------ */
+
+void czk__log_safe(char *out, size_t cap, const char *s)
+{
+    if (cap == 0) return;
+    size_t k = 0;
+    for (; s[k] != 0 && k + 1 < cap; k++) {
+        unsigned char c = (unsigned char)s[k];
+        out[k] = c < 0x20 || c == 0x7f || c == '"' || c == '\\' ? '?' : (char)c;
+    }
+    out[k] = 0;
+}
+
+/* A job's request_id and the log value of it (mu held, or the job not yet shared). */
+static void job_set_request_id(czk__job *j, const char *rid)
+{
+    snprintf(j->request_id, sizeof j->request_id, "%s", rid ? rid : "");
+    czk__log_safe(j->log_rid, sizeof j->log_rid, j->request_id);
+}
 
 uint64_t czk__now_us(void)
 {
@@ -74,6 +93,13 @@ int czk__kind_index(czk_job_kind k)
 static bool is_terminal(czk_job_state s)
 {
     return s == CZK_JOB_DONE || s == CZK_JOB_FAILED || s == CZK_JOB_CANCELLED;
+}
+
+/* The drain's grace is over (or czk_engine_abort): results still arriving are dropped and
+ * their jobs stay journaled as queued. */
+static bool aborting(const czk_engine *e)
+{
+    return __atomic_load_n(&e->abort, __ATOMIC_RELAXED) != 0;
 }
 
 static czk_job_priority resolve_priority(czk_job_kind k, czk_job_priority p)
@@ -263,11 +289,19 @@ static void emit(czk_engine *e, czk__job *j, czk_job_event_type type, int32_t pa
     pthread_cond_signal(&e->cv_ev);
 }
 
-static czk__job *find_job(czk_engine *e, const char *id)
+/* A job by id, forgotten ones included (the event thread still delivers their end). */
+static czk__job *find_job_any(czk_engine *e, const char *id)
 {
     for (czk__job *j = e->jobs; j != NULL; j = j->next)
         if (strcmp(j->id, id) == 0) return j;
     return NULL;
+}
+
+/* A job by id, as every caller of the API sees the table (mu held). */
+static czk__job *find_job(czk_engine *e, const char *id)
+{
+    czk__job *j = find_job_any(e, id);
+    return j != NULL && !j->forgotten ? j : NULL;
 }
 
 /* Deliver queued events: ev_mu is held while callbacks run, mu is not. */
@@ -311,14 +345,15 @@ static void *event_main(void *arg)
             bool have = false;
             for (czk__done_reg *d = e->dones; d != NULL; d = d->next)
                 if (strcmp(d->job_id, q->ev.job_id) == 0) have = true;
-            if (!have) continue;
             czk_job_info info;
             memset(&info, 0, sizeof info);
             pthread_mutex_lock(&e->mu);
-            czk__job *j = find_job(e, q->ev.job_id);
-            if (j != NULL) czk__job_snapshot(e, j, true, &info);
+            czk__job *j = find_job_any(e, q->ev.job_id);
+            if (j != NULL && have) czk__job_snapshot(e, j, true, &info);
+            /* A forgotten job may be freed once its end has reached everybody. */
+            if (j != NULL) j->terminal_delivered = true;
             pthread_mutex_unlock(&e->mu);
-            if (j == NULL) continue;
+            if (j == NULL || !have) continue;
             while (*pp != NULL) {
                 czk__done_reg *d = *pp;
                 if (strcmp(d->job_id, q->ev.job_id) == 0) {
@@ -520,8 +555,9 @@ static void pack_partition(czk_engine *e, czk__part *p, czk_pool *pool)
         if (st == CZK_ERESOURCE && v->n_other > len[k] / 2)
             __atomic_store_n(&pe->pack_dense[k], true, __ATOMIC_RELAXED);
         if (st != CZK_OK) {
-            CZK_LOG_DEBUG("vector copied plain", "job=%s partition=%u vector=%c reason=\"%s\"",
-                          p->job->id, p->idx, "abcw"[k], err.msg);
+            CZK_LOG_DEBUG("vector copied plain",
+                          "job=%s request_id=\"%s\" partition=%u vector=%c reason=\"%s\"",
+                          p->job->id, p->job->log_rid, p->idx, "abcw"[k], err.msg);
             packed += (uint64_t)len[k] * sizeof(czk_fr);
             continue;
         }
@@ -529,14 +565,27 @@ static void pack_partition(czk_engine *e, czk__part *p, czk_pool *pool)
         packed += czk_packed_bytes(v);
         cur += (v->n_other * sizeof(czk_fr) + 63) / 64 * 64;
     }
-    CZK_LOG_DEBUG("partition packed", "job=%s partition=%u plain_bytes=%" PRIu64
+    CZK_LOG_DEBUG("partition packed", "job=%s request_id=\"%s\" partition=%u plain_bytes=%" PRIu64
                   " packed_bytes=%" PRIu64 " ms=%" PRIu64,
-                  p->job->id, p->idx, plain, packed, (czk__now_us() - t0) / 1000u);
+                  p->job->id, p->job->log_rid, p->idx, plain, packed, (czk__now_us() - t0) / 1000u);
 }
 
 /* ------------------------------------------------------------------------------------ */
 /* Job lifecycle                                                                        */
 /* ------------------------------------------------------------------------------------ */
+
+/* Stop the work a worker is doing on p, if one is (mu held). */
+static void part_cancel(czk__part *p)
+{
+    if (p->cancel != NULL) __atomic_store_n(p->cancel, 1, __ATOMIC_RELAXED);
+}
+
+/* A worker takes p: its cancel flag starts clear unless the engine is aborting (mu held). */
+static void part_hold(const czk_engine *e, czk__part *p, int *cancel)
+{
+    __atomic_store_n(cancel, aborting(e) ? 1 : 0, __ATOMIC_RELAXED);
+    p->cancel = cancel;
+}
 
 /* Give a partition's buffer and reservation back (mu held). */
 static void part_release(czk_engine *e, czk__part *p)
@@ -608,8 +657,12 @@ static void job_end(czk_engine *e, czk__job *j, czk_job_state state, czk_status 
     if (j->parts != NULL)
         for (uint32_t i = 0; i < j->nparts; i++) {
             czk__part *p = &j->parts[i];
-            /* Partitions a worker holds are released by that worker when it returns. */
-            if (p->state == CZK__PART_SYNTH || p->state == CZK__PART_PROVING) continue;
+            /* Partitions a worker holds are released by that worker when it returns, which
+             * it does within a chunk of its loops now. */
+            if (p->state == CZK__PART_SYNTH || p->state == CZK__PART_PROVING) {
+                part_cancel(p);
+                continue;
+            }
             if (p->state == CZK__PART_SYNTHESIZED) j->inflight--; /* was in the prove queue */
             if (p->state != CZK__PART_PROVED) p->state = CZK__PART_DROPPED;
             part_release(e, p);
@@ -632,18 +685,21 @@ static void job_end(czk_engine *e, czk__job *j, czk_job_state state, czk_status 
     if (!e->crashed) {
         czk_err jerr;
         if (czk__journal_finish(e->journal, j, &jerr) != CZK_OK)
-            CZK_LOG_ERROR("journal write failed", "job=%s error=\"%s\"", j->id, jerr.msg);
+            CZK_LOG_ERROR("journal write failed", "job=%s request_id=\"%s\" error=\"%s\"", j->id,
+                          j->log_rid, jerr.msg);
     }
     if (state == CZK_JOB_DONE) {
         emit(e, j, CZK_EV_DONE, -1, "", NULL);
-        CZK_LOG_INFO("job done", "job=%s circuit=%s total_ms=%" PRIu64, j->id, j->circuit_id,
-                     j->timings.total_ms);
+        CZK_LOG_INFO("job done", "job=%s request_id=\"%s\" circuit=%s total_ms=%" PRIu64, j->id,
+                     j->log_rid, j->circuit_id, j->timings.total_ms);
     } else if (state == CZK_JOB_FAILED) {
         emit(e, j, CZK_EV_FAILED, -1, "", "%s", j->error_message);
-        CZK_LOG_WARN("job failed", "job=%s circuit=%s status=%s error=\"%s\"", j->id,
-                     j->circuit_id, czk_status_name(st), j->error_message);
+        CZK_LOG_WARN("job failed", "job=%s request_id=\"%s\" circuit=%s status=%s error=\"%s\"",
+                     j->id, j->log_rid, j->circuit_id, czk_status_name(st), j->error_message);
     } else {
         emit(e, j, CZK_EV_CANCELLED, -1, "", "%s", j->error_message);
+        CZK_LOG_INFO("job cancelled", "job=%s request_id=\"%s\" circuit=%s reason=\"%s\"", j->id,
+                     j->log_rid, j->circuit_id, j->error_message);
     }
     job_trim(e, j);
     pthread_cond_broadcast(&e->cv_state);
@@ -759,7 +815,8 @@ static czk_status synthesize(czk_engine *e, czk__part *p, czk_pool *pool, czk_er
     p->have_buf = true;
     if (fallback)
         CZK_LOG_WARN("pinned pool cannot grow: partition uses ordinary memory",
-                     "job=%s partition=%u bytes=%" PRIu64, j->id, p->idx, p->reserved);
+                     "job=%s request_id=\"%s\" partition=%u bytes=%" PRIu64, j->id, j->log_rid,
+                     p->idx, p->reserved);
     czk_fr *base = p->buf.p;
     p->a = base;
     p->b = base + m;
@@ -825,6 +882,8 @@ static void *synth_main(void *arg)
         snprintf(name, sizeof name, "synth%u", widx);
     czk_pool *spool = e->synth_pools[widx];
     if (!express) czk_thread_lower_priority(e->synth_nice);
+    int cancel = 0; /* part_hold / part_cancel */
+    czk_pool_set_cancel(&cancel);
     for (;;) {
         if (e->stopping) break;
         size_t bi = e->draining ? SIZE_MAX
@@ -876,7 +935,11 @@ static void *synth_main(void *arg)
             czk_err err;
             czk_err_clear(&err);
             uint64_t t0 = czk__now_us();
+            /* A load is not cancelled: test parameters made in memory write their .vk, which
+             * must never come from a transform cut short. */
+            czk_pool_set_cancel(NULL);
             czk_status st = czk__params_load(pe, &gen.gen, e->pool, &err);
+            czk_pool_set_cancel(&cancel);
             pthread_mutex_lock(&e->mu);
             e->params_bytes -= est;
             if (st == CZK_OK) {
@@ -951,6 +1014,7 @@ static void *synth_main(void *arg)
         }
         emit(e, j, CZK_EV_PARTITION_SYNTH_START, (int32_t)p->idx, name, NULL);
         e->busy_workers++;
+        part_hold(e, p, &cancel);
         pthread_mutex_unlock(&e->mu);
 
         czk_err err;
@@ -963,10 +1027,18 @@ static void *synth_main(void *arg)
         pthread_mutex_lock(&e->mu);
         e->busy_workers--;
         j->inflight--;
+        p->cancel = NULL;
         if (is_terminal(j->state)) {
             part_release(e, p);
             p->state = CZK__PART_DROPPED;
             job_trim(e, j);
+            continue;
+        }
+        if (aborting(e)) { /* cancelled by the drain: the partition waits for the restart */
+            part_release(e, p);
+            part_free_heap(p);
+            p->state = CZK__PART_PENDING;
+            pthread_cond_broadcast(&e->cv_state);
             continue;
         }
         if (st != CZK_OK) {
@@ -1081,7 +1153,8 @@ static czk_status gpu_prove(czk_engine *e, czk__prover *pv, czk__params *pe, czk
          * GPU to itself: wait until every other proof has left it, and hand nothing on.
          * Only if that fails too does the caller fall back to the CPU. */
         CZK_LOG_WARN("GPU out of memory: proving the partition again with the GPU to itself",
-                     "job=%s partition=%u gpu=%d error=\"%s\"", p->job->id, p->idx, pv->gpu,
+                     "job=%s request_id=\"%s\" partition=%u gpu=%d error=\"%s\"", p->job->id,
+                     p->job->log_rid, p->idx, pv->gpu,
                      err->msg);
         czk_err_clear(err);
         memset(&stats, 0, sizeof stats);
@@ -1132,10 +1205,16 @@ static void *prove_main(void *arg)
     czk_engine *e = ((prover_arg *)arg)->e;
     czk__prover *pv = &e->provers[((prover_arg *)arg)->idx];
     czk_free(arg);
+    int cancel = 0; /* part_hold / part_cancel */
+    czk_pool_set_cancel(&cancel);
+    /* The CPU back end proves on every core: below the threads that answer the API (a
+     * status call must not wait behind a 12 s proof), as synthesis is. A GPU prover's
+     * thread stays at normal priority: it feeds the device. */
+    if (pv->gpu < 0) czk_thread_lower_priority(e->synth_nice);
     pthread_mutex_lock(&e->mu);
     for (;;) {
         if (e->stopping) break;
-        size_t bi = e->pause_provers ? SIZE_MAX
+        size_t bi = e->pause_provers || aborting(e) ? SIZE_MAX
                     : pv->express ? q_best_express(e->prove_q, e->n_prove_q)
                                   : q_best(e->prove_q, e->n_prove_q);
         if (bi == SIZE_MAX) {
@@ -1153,6 +1232,7 @@ static void *prove_main(void *arg)
         snprintf(pv->current_kind, sizeof pv->current_kind, "%s", czk_job_kind_name(j->kind));
         emit(e, j, CZK_EV_GPU_START, (int32_t)p->idx, pv->name, NULL);
         e->busy_workers++;
+        part_hold(e, p, &cancel);
         czk__params *pe = j->params;
         pthread_mutex_unlock(&e->mu);
 
@@ -1176,11 +1256,13 @@ static void *prove_main(void *arg)
         czk_status st;
         if (pv->gpu >= 0) {
             st = gpu_prove(e, pv, pe, p, &asg, &err);
-            if (st != CZK_OK && st != CZK_EINVAL && czk__params_on_host(pe)) {
+            if (st != CZK_OK && st != CZK_EINVAL && czk__params_on_host(pe) && !aborting(e)) {
                 /* A GPU that fails (out of device memory, a CUDA error) must not fail the
                  * job: the CPU prover makes the same proof, slower. */
                 CZK_LOG_WARN("GPU prover failed, proving on the CPU",
-                             "job=%s partition=%u gpu=%d status=%s error=\"%s\"", j->id, p->idx,
+                             "job=%s request_id=\"%s\" partition=%u gpu=%d status=%s "
+                             "error=\"%s\"",
+                             j->id, j->log_rid, p->idx,
                              pv->gpu, czk_status_name(st), err.msg);
                 czk_err_clear(&err);
                 st = czk_groth16_prove(&p->proof, &pe->pk, &asg, NULL, NULL, e->pool, NULL,
@@ -1193,6 +1275,7 @@ static void *prove_main(void *arg)
 
         pthread_mutex_lock(&e->mu);
         e->busy_workers--;
+        p->cancel = NULL;
         double ds = (double)(p->t_prove_end - p->t_prove_start) / 1e6;
         pv->busy_s += ds;
         pv->current_job[0] = '\0';
@@ -1204,6 +1287,13 @@ static void *prove_main(void *arg)
         if (is_terminal(j->state)) {
             p->state = CZK__PART_DROPPED;
             job_trim(e, j);
+            continue;
+        }
+        if (aborting(e)) { /* cancelled by the drain: the partition waits for the restart */
+            part_free_heap(p);
+            p->state = CZK__PART_PENDING;
+            j->nsynth--;
+            pthread_cond_broadcast(&e->cv_state);
             continue;
         }
         j->timings.gpu_compute_ms += (p->t_prove_end - p->t_prove_start) / 1000u;
@@ -1225,20 +1315,25 @@ static void *prove_main(void *arg)
     return NULL;
 }
 
-/* Drop terminal jobs whose retention has passed, from memory and the journal (mu held). */
+/* Drop terminal jobs whose retention has passed, from memory and the journal, and free
+ * forgotten ones no worker or event delivery still needs (mu held). */
 static void gc_jobs(czk_engine *e)
 {
     uint64_t now = czk__unix_ms();
     czk__job **pp = &e->jobs;
     while (*pp != NULL) {
         czk__job *j = *pp;
-        if (is_terminal(j->state) && j->inflight == 0 &&
-            now - j->finished_unix_ms > e->retention_s * 1000u) {
+        bool expired = is_terminal(j->state) && j->inflight == 0 &&
+                       now - j->finished_unix_ms > e->retention_s * 1000u;
+        bool gone = j->forgotten && j->inflight == 0 && j->terminal_delivered;
+        if (expired || gone) {
             *pp = j->next;
             e->njobs--;
-            int k = czk__kind_index(j->kind);
-            e->by_kind_state[k][j->state]--;
-            if (!e->crashed) czk__journal_delete(e->journal, j->id, NULL);
+            /* A forgotten job left the counts and the journal when it was forgotten. */
+            if (!j->forgotten) {
+                e->by_kind_state[czk__kind_index(j->kind)][j->state]--;
+                if (!e->crashed) czk__journal_delete(e->journal, j->id, NULL);
+            }
             job_trim(e, j);
             czk_free(j->proof);
             czk_free(j->events.ev);
@@ -1247,6 +1342,22 @@ static void gc_jobs(czk_engine *e)
             pp = &j->next;
         }
     }
+}
+
+/* Every partition verified: assemble the job's proof and end it DONE (mu held). */
+static void job_complete(czk_engine *e, czk__job *j)
+{
+    uint8_t *proof = czk_malloc((size_t)j->nparts * CZK_GROTH16_PROOF_SIZE);
+    if (proof == NULL) {
+        job_end(e, j, CZK_JOB_FAILED, CZK_ENOMEM, "out of memory assembling the proof");
+        return;
+    }
+    for (uint32_t i = 0; i < j->nparts; i++)
+        czk_groth16_proof_write(proof + (size_t)i * CZK_GROTH16_PROOF_SIZE, &j->parts[i].proof);
+    j->proof = proof;
+    j->proof_len = (size_t)j->nparts * CZK_GROTH16_PROOF_SIZE;
+    emit(e, j, CZK_EV_VERIFIED, -1, "finalizer", NULL);
+    job_end(e, j, CZK_JOB_DONE, CZK_OK, NULL);
 }
 
 static void *finalize_main(void *arg)
@@ -1309,7 +1420,8 @@ static void *finalize_main(void *arg)
         if (st != CZK_OK) {
             if (verify_failed) e->verify_failures++;
             CZK_LOG_WARN(verify_failed ? "self-verification failed" : "prover failed",
-                         "job=%s partition=%u retry=%u status=%s error=\"%s\"", j->id, p->idx,
+                         "job=%s request_id=\"%s\" partition=%u retry=%u status=%s error=\"%s\"",
+                         j->id, j->log_rid, p->idx,
                          p->retries, czk_status_name(st), err.msg);
             if (p->retries == 0) {
                 p->retries++;
@@ -1331,19 +1443,7 @@ static void *finalize_main(void *arg)
         }
         p->state = CZK__PART_DONE;
         j->nverified++;
-        if (j->nverified < j->nparts) continue;
-        uint8_t *proof = czk_malloc((size_t)j->nparts * CZK_GROTH16_PROOF_SIZE);
-        if (proof == NULL) {
-            job_end(e, j, CZK_JOB_FAILED, CZK_ENOMEM, "out of memory assembling the proof");
-            continue;
-        }
-        for (uint32_t i = 0; i < j->nparts; i++)
-            czk_groth16_proof_write(proof + (size_t)i * CZK_GROTH16_PROOF_SIZE,
-                                    &j->parts[i].proof);
-        j->proof = proof;
-        j->proof_len = (size_t)j->nparts * CZK_GROTH16_PROOF_SIZE;
-        emit(e, j, CZK_EV_VERIFIED, -1, "finalizer", NULL);
-        job_end(e, j, CZK_JOB_DONE, CZK_OK, NULL);
+        if (j->nverified == j->nparts) job_complete(e, j);
     }
     pthread_cond_broadcast(&e->cv_state);
     pthread_mutex_unlock(&e->mu);
@@ -1382,8 +1482,88 @@ static void job_free(czk__job *j)
 }
 
 /*
+ * What a request means, for request_id deduplication: the serialized request (params.c's
+ * layout) with its priority left out, and for PoRep the C1 replaced by the digest of its
+ * canonical form (czk_fil_job_digest), so that a retry whose C1 JSON was re-encoded (key
+ * order, spacing, cuzk's envelope) is the same request. Binary payloads (bincode, .wtns)
+ * compare as bytes. A retry with another priority is the same request too: it asks for
+ * the same proof.
+ */
+#define REQ_PRIORITY_OFFSET 12 /* "CZKR", version, kind, then the u32 priority */
+
+static czk_status request_meaning(czk__job *j, const czk_job_request *req, czk_err *err)
+{
+    static const char domain[] = "czk request meaning v1";
+    static const uint8_t zero[4] = {0, 0, 0, 0};
+    uint8_t digest[32];
+    uint8_t *buf = NULL;
+    const uint8_t *p = j->payload;
+    size_t n = j->payload_len;
+    if (j->fil != NULL && czk_fil_job_digest(j->fil, digest)) {
+        czk_job_request q = *req;
+        q.vanilla_proof = digest;
+        q.vanilla_proof_len = sizeof digest;
+        buf = czk__request_serialize(&q, &n);
+        if (buf == NULL) return czk_err_set(err, CZK_ENOMEM, "out of memory");
+        p = buf;
+    }
+    unsigned len = 0;
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    bool ok = md != NULL && n >= REQ_PRIORITY_OFFSET + 4 &&
+              EVP_DigestInit_ex(md, EVP_sha256(), NULL) == 1 &&
+              EVP_DigestUpdate(md, domain, sizeof domain - 1) == 1 &&
+              EVP_DigestUpdate(md, p, REQ_PRIORITY_OFFSET) == 1 &&
+              EVP_DigestUpdate(md, zero, sizeof zero) == 1 &&
+              EVP_DigestUpdate(md, p + REQ_PRIORITY_OFFSET + 4, n - REQ_PRIORITY_OFFSET - 4) == 1 &&
+              EVP_DigestFinal_ex(md, j->meaning, &len) == 1 && len == 32;
+    EVP_MD_CTX_free(md);
+    czk_free(buf);
+    if (!ok) return czk_err_set(err, CZK_EINTERNAL, "request: SHA-256 failed");
+    j->has_meaning = true;
+    return CZK_OK;
+}
+
+/* A string field that becomes an id, a log value and a protobuf string for other clients:
+ * valid UTF-8 without control characters (CZK_EINVAL naming the field). */
+static czk_status text_ok(const char *s, const char *field, czk_err *err)
+{
+    size_t at = 0;
+    czk_text_fault f = czk_text_check(s, strlen(s), &at);
+    if (f == CZK_TEXT_OK) return CZK_OK;
+    return czk_err_set(err, CZK_EINVAL, "%s: %s at byte %zu", field,
+                       f == CZK_TEXT_CONTROL ? "a control character" : "not valid UTF-8", at);
+}
+
+/* The Filecoin fields of a request. */
+static void fil_input(czk_fil_job_input *in, const czk_job_request *req)
+{
+    memset(in, 0, sizeof *in);
+    in->kind = (czk_fil_kind)req->kind;
+    in->registered_proof = req->registered_proof;
+    in->sector_size = req->sector_size;
+    in->vanilla_proof = req->vanilla_proof;
+    in->vanilla_proof_len = req->vanilla_proof_len;
+    in->vanilla_proofs = req->vanilla_proofs;
+    in->vanilla_proof_lens = req->vanilla_proof_lens;
+    in->n_vanilla_proofs = req->n_vanilla_proofs;
+    in->sector_number = req->sector_number;
+    in->miner_id = req->miner_id;
+    in->randomness = req->randomness;
+    in->randomness_len = req->randomness_len;
+    in->partition_index = req->partition_index;
+    in->comm_r_old = req->comm_r_old;
+    in->comm_r_new = req->comm_r_new;
+    in->comm_d_new = req->comm_d_new;
+    in->comm_r_old_len = req->comm_r_old_len;
+    in->comm_r_new_len = req->comm_r_new_len;
+    in->comm_d_new_len = req->comm_d_new_len;
+}
+
+/*
  * Validate a request and build its job (not yet in the table, no id): everything that can
- * be checked without the parameters is checked here, so bad input fails at submit.
+ * be checked without the parameters is checked here, so bad input fails at submit. The
+ * parameter file is looked for first, from the kind, registered proof and circuit name
+ * alone: a 50 MB C1 is not parsed (seconds) to learn that it cannot be proved here.
  */
 static czk_status job_build(czk_engine *e, const czk_job_request *req, czk__job **out,
                             char *params_path, size_t params_path_cap, czk_err *err)
@@ -1393,29 +1573,47 @@ static czk_status job_build(czk_engine *e, const czk_job_request *req, czk__job 
         return czk_err_set(err, CZK_EINVAL, "kind: unknown proof kind %d", (int)req->kind);
     if ((int)req->priority < CZK_PRIO_DEFAULT || (int)req->priority > CZK_PRIO_CRITICAL)
         return czk_err_set(err, CZK_EINVAL, "priority: unknown value %d", (int)req->priority);
-    if (req->request_id != NULL && strlen(req->request_id) >= CZK_REQUEST_ID_MAX)
-        return czk_err_set(err, CZK_EINVAL, "request_id: longer than %d bytes",
-                           CZK_REQUEST_ID_MAX - 1);
+    czk_status st;
+    if (req->request_id != NULL) {
+        if (strlen(req->request_id) >= CZK_REQUEST_ID_MAX)
+            return czk_err_set(err, CZK_EINVAL, "request_id: longer than %d bytes",
+                               CZK_REQUEST_ID_MAX - 1);
+        if ((st = text_ok(req->request_id, "request_id", err)) != CZK_OK) return st;
+    }
+    czk_fil_job_input in;
+    fil_input(&in, req);
+    if (req->kind == CZK_JOB_CIRCOM) {
+        if (req->circuit == NULL || !circuit_name_ok(req->circuit))
+            return czk_err_set(err, CZK_EINVAL,
+                               "circuit: \"%s\" is not a circuit name (1-48 of [A-Za-z0-9._-], no "
+                               "leading dot)",
+                               req->circuit && czk_text_check(req->circuit, strlen(req->circuit),
+                                                              NULL) == CZK_TEXT_OK
+                                   ? req->circuit
+                                   : "");
+        snprintf(params_path, params_path_cap, "%s/%s.zkey", e->param_dir, req->circuit);
+    } else {
+        const char *params_name = NULL;
+        if ((st = czk_fil_job_circuit(&in, NULL, &params_name, err)) != CZK_OK) return st;
+        snprintf(params_path, params_path_cap, "%s/%s.params", e->param_dir, params_name);
+    }
+    struct stat sb;
+    if (stat(params_path, &sb) != 0 && !(e->test_params && req->kind != CZK_JOB_CIRCOM))
+        return czk_err_set(err, CZK_ENOENT, "parameter file %s: %s", params_path,
+                           strerror(errno));
+
     czk__job *j = czk_calloc(1, sizeof *j);
     if (j == NULL) return czk_err_set(err, CZK_ENOMEM, "out of memory");
     j->kind = req->kind;
     j->prio = resolve_priority(req->kind, req->priority);
-    snprintf(j->request_id, sizeof j->request_id, "%s", req->request_id ? req->request_id : "");
+    job_set_request_id(j, req->request_id);
     j->payload = czk__request_serialize(req, &j->payload_len);
     if (j->payload == NULL) {
         job_free(j);
         return czk_err_set(err, CZK_ENOMEM, "out of memory");
     }
     SHA256(j->payload, j->payload_len, j->payload_hash);
-    czk_status st;
     if (req->kind == CZK_JOB_CIRCOM) {
-        if (req->circuit == NULL || !circuit_name_ok(req->circuit)) {
-            st = czk_err_set(err, CZK_EINVAL,
-                             "circuit: \"%s\" is not a circuit name (1-48 of [A-Za-z0-9._-], no "
-                             "leading dot)",
-                             req->circuit ? req->circuit : "");
-            goto fail;
-        }
         if (req->vanilla_proof == NULL || req->vanilla_proof_len == 0) {
             st = czk_err_set(err, CZK_EINVAL, "vanilla_proof: empty (a circom job needs the .wtns)");
             goto fail;
@@ -1424,37 +1622,13 @@ static czk_status job_build(czk_engine *e, const czk_job_request *req, czk__job 
                              err);
         if (st != CZK_OK) goto fail;
         snprintf(j->circuit_id, sizeof j->circuit_id, "circom:%s", req->circuit);
-        snprintf(params_path, params_path_cap, "%s/%s.zkey", e->param_dir, req->circuit);
         j->nparts = 1;
     } else {
-        czk_fil_job_input in;
-        memset(&in, 0, sizeof in);
-        in.kind = (czk_fil_kind)req->kind;
-        in.registered_proof = req->registered_proof;
-        in.sector_size = req->sector_size;
-        in.vanilla_proof = req->vanilla_proof;
-        in.vanilla_proof_len = req->vanilla_proof_len;
-        in.vanilla_proofs = req->vanilla_proofs;
-        in.vanilla_proof_lens = req->vanilla_proof_lens;
-        in.n_vanilla_proofs = req->n_vanilla_proofs;
-        in.sector_number = req->sector_number;
-        in.miner_id = req->miner_id;
-        in.randomness = req->randomness;
-        in.randomness_len = req->randomness_len;
-        in.partition_index = req->partition_index;
-        in.comm_r_old = req->comm_r_old;
-        in.comm_r_new = req->comm_r_new;
-        in.comm_d_new = req->comm_d_new;
-        in.comm_r_old_len = req->comm_r_old_len;
-        in.comm_r_new_len = req->comm_r_new_len;
-        in.comm_d_new_len = req->comm_d_new_len;
         czk_fil_job *fj = NULL;
         st = czk_fil_job_create(&fj, &in, err);
         if (st != CZK_OK) goto fail;
         j->fil = fj;
         snprintf(j->circuit_id, sizeof j->circuit_id, "%s", czk_fil_job_circuit_id(fj));
-        snprintf(params_path, params_path_cap, "%s/%s.params", e->param_dir,
-                 czk_fil_job_params_name(fj));
         size_t np = czk_fil_job_partitions(fj);
         if (np == 0 || np > 1024) {
             st = czk_err_set(err, CZK_EINVAL, "vanilla_proof: %zu partitions", np);
@@ -1462,11 +1636,7 @@ static czk_status job_build(czk_engine *e, const czk_job_request *req, czk__job 
         }
         j->nparts = (uint32_t)np;
     }
-    struct stat sb;
-    if (stat(params_path, &sb) != 0 && !(e->test_params && req->kind != CZK_JOB_CIRCOM)) {
-        st = czk_err_set(err, CZK_ENOENT, "parameter file %s: %s", params_path, strerror(errno));
-        goto fail;
-    }
+    if ((st = request_meaning(j, req, err)) != CZK_OK) goto fail;
     j->parts = czk_calloc(j->nparts, sizeof *j->parts);
     if (j->parts == NULL) {
         st = czk_err_set(err, CZK_ENOMEM, "out of memory");
@@ -1517,6 +1687,7 @@ static czk_status job_enqueue(czk_engine *e, czk__job *j, const char *params_pat
     j->params = params_get(e, j->circuit_id, params_path, j->kind == CZK_JOB_CIRCOM);
     if (j->params == NULL) return czk_err_set(err, CZK_ENOMEM, "out of memory");
     for (uint32_t i = 0; i < j->nparts; i++) {
+        if (j->parts[i].state != CZK__PART_PENDING) continue; /* kept by a drain */
         if (!q_push(&e->synth_q, &e->n_synth_q, &e->cap_synth_q, &j->parts[i])) {
             q_remove_job(e->synth_q, &e->n_synth_q, j);
             return czk_err_set(err, CZK_ENOMEM, "out of memory");
@@ -1613,21 +1784,49 @@ static czk_status recover(czk_engine *e, czk_err *err)
     uint64_t min_ms = now > e->retention_s * 1000u ? now - e->retention_s * 1000u : 0;
     czk_status st = czk__journal_load(e->journal, min_ms, &rows, &n, err);
     if (st != CZK_OK) return st;
+    czk__journal_part *parts = NULL;
+    size_t nparts = 0, parts_damaged = 0;
+    st = czk__journal_load_parts(e->journal, &parts, &nparts, &parts_damaged, err);
+    if (st != CZK_OK) {
+        czk__journal_rows_free(rows, n);
+        return st;
+    }
+    if (parts_damaged > 0) {
+        e->proofs_damaged += parts_damaged;
+        CZK_LOG_WARN("stored partition proofs damaged: those partitions are proved again",
+                     "partitions=%zu", parts_damaged);
+    }
     size_t requeued = 0, kept = 0;
     for (size_t i = 0; i < n; i++) {
         czk__journal_row *r = &rows[i];
         if (r->seq >= e->next_seq) e->next_seq = r->seq + 1;
         if (czk__kind_index((czk_job_kind)r->kind) < 0) continue;
-        if (r->state >= CZK_JOB_DONE && r->state <= CZK_JOB_CANCELLED) {
+        bool damaged = r->state == CZK_JOB_DONE && r->proof_damaged;
+        if (damaged) {
+            /* Never served: the job is proved again, under its id, from its payload. */
+            e->proofs_damaged++;
+            char rid[CZK_REQUEST_ID_MAX];
+            czk__log_safe(rid, sizeof rid, r->request_id);
+            CZK_LOG_ERROR("stored proof damaged (checksum mismatch): proving the job again",
+                          "job=%s request_id=\"%s\"", r->job_id, rid);
+            czk_err jerr;
+            if (czk__journal_requeue(e->journal, r->job_id, &jerr) != CZK_OK)
+                CZK_LOG_ERROR("journal write failed", "job=%s request_id=\"%s\" error=\"%s\"",
+                              r->job_id, rid, jerr.msg);
+        }
+        if (!damaged && r->state >= CZK_JOB_DONE && r->state <= CZK_JOB_CANCELLED) {
             czk__job *j = czk_calloc(1, sizeof *j);
             if (j == NULL) break;
             snprintf(j->id, sizeof j->id, "%s", r->job_id);
-            snprintf(j->request_id, sizeof j->request_id, "%s", r->request_id);
+            job_set_request_id(j, r->request_id);
             j->seq = r->seq;
             j->kind = (czk_job_kind)r->kind;
             j->prio = (czk_job_priority)r->priority;
             j->state = (czk_job_state)r->state;
             if (r->payload != NULL) SHA256(r->payload, r->payload_len, j->payload_hash);
+            memcpy(j->meaning, r->meaning, 32);
+            j->has_meaning = r->has_meaning;
+            j->terminal_delivered = true;
             j->submitted_unix_ms = r->submitted_ms;
             j->finished_unix_ms = r->finished_ms;
             j->proof = r->proof;
@@ -1679,8 +1878,22 @@ static czk_status recover(czk_engine *e, czk_err *err)
             j->seq = r->seq;
             j->submitted_unix_ms = r->submitted_ms;
             j->t_submit = czk__now_us();
+            /* Partitions a drain kept, verified before it: not proved again. */
+            for (size_t k = 0; k < nparts; k++) {
+                if (strcmp(parts[k].job_id, j->id) != 0 || parts[k].idx >= j->nparts) continue;
+                czk__part *p = &j->parts[parts[k].idx];
+                if (p->state == CZK__PART_DONE ||
+                    czk_groth16_proof_read(&p->proof, parts[k].proof, NULL) != CZK_OK)
+                    continue;
+                p->state = CZK__PART_DONE;
+                j->nsynth++;
+                j->nproved++;
+                j->nverified++;
+                e->parts_restored++;
+            }
             js = job_enqueue(e, j, path, &jerr);
             if (js != CZK_OK) job_free(j);
+            else if (j->nverified == j->nparts) job_complete(e, j);
         }
         if (js == CZK_OK) {
             requeued++;
@@ -1690,16 +1903,20 @@ static czk_status recover(czk_engine *e, czk_err *err)
         czk__job *f = czk_calloc(1, sizeof *f);
         if (f == NULL) break;
         snprintf(f->id, sizeof f->id, "%s", r->job_id);
-        snprintf(f->request_id, sizeof f->request_id, "%s", r->request_id);
+        job_set_request_id(f, r->request_id);
         f->seq = r->seq;
         f->kind = (czk_job_kind)r->kind;
         f->prio = (czk_job_priority)r->priority;
         f->state = CZK_JOB_FAILED;
         f->error = js;
-        snprintf(f->error_message, sizeof f->error_message, "after restart: %.480s", jerr.msg);
+        snprintf(f->error_message, sizeof f->error_message, "%s%.440s",
+                 damaged ? "stored proof damaged and the job cannot be proved again: "
+                         : "after restart: ",
+                 jerr.msg);
         f->submitted_unix_ms = r->submitted_ms;
         f->finished_unix_ms = now;
         f->t_submit = f->t_done = czk__now_us();
+        f->terminal_delivered = true;
         if (r->payload != NULL) SHA256(r->payload, r->payload_len, f->payload_hash);
         f->next = e->jobs;
         e->jobs = f;
@@ -1708,8 +1925,10 @@ static czk_status recover(czk_engine *e, czk_err *err)
         czk__journal_finish(e->journal, f, NULL);
     }
     czk__journal_rows_free(rows, n);
+    czk_free(parts);
     if (requeued || kept)
-        CZK_LOG_INFO("journal recovered", "requeued=%zu finished=%zu", requeued, kept);
+        CZK_LOG_INFO("journal recovered", "requeued=%zu finished=%zu partitions_kept=%" PRIu64,
+                     requeued, kept, e->parts_restored);
     return CZK_OK;
 }
 
@@ -1911,7 +2130,12 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in, 
     if (st != CZK_OK) goto fail;
     st = czk__journal_open(&e->journal, e->data_dir, err);
     if (st != CZK_OK) goto fail;
-    st = czk_pool_create(&e->pool, cfg.synthesis_threads, err);
+    e->synth_nice = cfg.synthesis_nice > 19 ? 19 : (int)cfg.synthesis_nice;
+    /* The math pool runs the provers: on the CPU back end it takes every core for seconds
+     * at a time, so it runs below the threads that answer the API, as synthesis does; a
+     * GPU engine's pool feeds the devices and stays at normal priority. */
+    st = czk_pool_create_nice(&e->pool, cfg.synthesis_threads, e->use_gpu ? 0 : e->synth_nice,
+                              err);
     if (st != CZK_OK) goto fail;
     st = recover(e, err);
     if (st != CZK_OK) goto fail;
@@ -1950,7 +2174,6 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in, 
          * pipelined partition took 1.270 s against 1.218 s unloaded, and 1.222 s with the
          * load at nice 19 (bench_gpu_prove --real --pipeline 10 --hog). The express lane's
          * synthesis stays at normal priority: its latency is the point. */
-        e->synth_nice = cfg.synthesis_nice > 19 ? 19 : (int)cfg.synthesis_nice;
         for (unsigned i = 0; i <= e->n_synth_workers && st == CZK_OK; i++)
             st = czk_pool_create_nice(&e->synth_pools[i],
                                       i < e->n_synth_workers ? per_worker : 1,
@@ -2030,6 +2253,62 @@ fail:
     return st;
 }
 
+/*
+ * Keep the verified partition proofs of the jobs a drain leaves unfinished, so that the
+ * restart proves only the rest (mu held; the workers are idle or stopped).
+ */
+static void keep_partitions(czk_engine *e)
+{
+    size_t kept = 0;
+    for (czk__job *j = e->jobs; j != NULL; j = j->next) {
+        if (is_terminal(j->state) || j->forgotten || j->parts == NULL || j->nverified == 0)
+            continue;
+        uint32_t *idx = czk_malloc(j->nverified * sizeof *idx);
+        uint8_t *proofs = czk_malloc((size_t)j->nverified * CZK_GROTH16_PROOF_SIZE);
+        size_t n = 0;
+        for (uint32_t i = 0; idx != NULL && proofs != NULL && i < j->nparts; i++) {
+            if (j->parts[i].state != CZK__PART_DONE || n == j->nverified) continue;
+            idx[n] = i;
+            czk_groth16_proof_write(proofs + n * CZK_GROTH16_PROOF_SIZE, &j->parts[i].proof);
+            n++;
+        }
+        czk_err jerr;
+        if (n > 0 && czk__journal_save_parts(e->journal, j->id, idx, proofs, n, &jerr) != CZK_OK)
+            CZK_LOG_ERROR("journal write failed: the job's proved partitions will be proved again",
+                          "job=%s request_id=\"%s\" error=\"%s\"", j->id, j->log_rid, jerr.msg);
+        else
+            kept += n;
+        czk_free(idx);
+        czk_free(proofs);
+    }
+    if (kept > 0)
+        CZK_LOG_INFO("drain: verified partitions of unfinished jobs kept for the restart",
+                     "partitions=%zu", kept);
+}
+
+void czk_engine_abort(czk_engine *e)
+{
+    pthread_mutex_lock(&e->mu);
+    e->draining = true;
+    if (!aborting(e))
+        CZK_LOG_WARN("cancelling the work in progress; it stays journaled and runs after the "
+                     "next start",
+                     "busy_workers=%u", e->busy_workers);
+    __atomic_store_n(&e->abort, 1, __ATOMIC_RELAXED);
+    for (czk__job *j = e->jobs; j != NULL; j = j->next)
+        for (uint32_t i = 0; j->parts != NULL && i < j->nparts; i++) part_cancel(&j->parts[i]);
+    pthread_cond_broadcast(&e->cv_state);
+    pthread_cond_broadcast(&e->cv_work);
+    pthread_cond_broadcast(&e->cv_prove);
+    pthread_cond_broadcast(&e->cv_fin);
+    pthread_mutex_unlock(&e->mu);
+}
+
+/* After an abort, the cancelled work returns within one chunk of its loop and the
+ * finalizer verifies what was proved before it; a parameter load is not cancelled, so the
+ * wait is bounded and stop_threads then waits for it alone. */
+#define ABORT_SETTLE_MS 5000
+
 void czk_engine_drain(czk_engine *e, uint64_t grace_ms)
 {
     /* Concurrent drains: the second waits for the first, then finds nothing to stop. */
@@ -2037,13 +2316,27 @@ void czk_engine_drain(czk_engine *e, uint64_t grace_ms)
     pthread_mutex_lock(&e->mu);
     e->draining = true;
     uint64_t deadline = czk__now_us() + grace_ms * 1000u;
-    /* Partitions already admitted finish; queued ones wait for the next start. */
+    /* Partitions already admitted finish within the grace; queued ones wait for the next
+     * start. */
+    bool busy = false;
     for (;;) {
-        bool busy = e->busy_workers > 0 || e->n_prove_q > 0 || e->n_fin_q > 0;
-        if (!busy || czk__now_us() >= deadline) break;
+        busy = e->busy_workers > 0 || e->n_prove_q > 0 || e->n_fin_q > 0;
+        if (!busy || aborting(e) || czk__now_us() >= deadline) break;
         uint64_t left = (deadline - czk__now_us()) / 1000u;
         timed_wait(&e->cv_state, &e->mu, left < 100 ? (unsigned)left + 1 : 100);
     }
+    if (busy) {
+        /* The grace is over: cancel what still runs, on either back end. */
+        pthread_mutex_unlock(&e->mu);
+        if (grace_ms > 0 && !aborting(e))
+            CZK_LOG_WARN("drain: the grace is over", "grace_ms=%" PRIu64, grace_ms);
+        czk_engine_abort(e);
+        pthread_mutex_lock(&e->mu);
+        uint64_t settle = czk__now_us() + ABORT_SETTLE_MS * 1000u;
+        while ((e->busy_workers > 0 || e->n_fin_q > 0) && czk__now_us() < settle)
+            timed_wait(&e->cv_state, &e->mu, 20);
+    }
+    if (!e->crashed && e->journal != NULL) keep_partitions(e);
     pthread_mutex_unlock(&e->mu);
     stop_threads(e);
     pthread_mutex_unlock(&e->drain_mu);
@@ -2110,25 +2403,43 @@ void czk_engine_destroy(czk_engine *e)
 /* ------------------------------------------------------------------------------------ */
 
 /*
- * The job an earlier submission with this request id made, if any (mu held): same payload,
- * *st = CZK_OK and its snapshot in out; different payload, *st = CZK_EEXIST.
+ * The job a submission with this request_id attaches to (mu held): one queued, running or
+ * done. A job that failed or was cancelled does not block a new attempt under the same
+ * id (it stays listed, as history, until its retention ends); a forgotten one is gone.
+ * At most one such job exists per request_id: a new one is made only when there is none.
  */
-static bool dedup_locked(czk_engine *e, const char *request_id, const uint8_t hash[32],
-                         czk_job_info *out, czk_status *st, czk_err *err)
+static czk__job *live_job_of(czk_engine *e, const char *request_id)
 {
     for (czk__job *o = e->jobs; o != NULL; o = o->next) {
-        if (strcmp(o->request_id, request_id) != 0) continue;
-        if (memcmp(o->payload_hash, hash, 32) != 0) {
-            *st = czk_err_set(err, CZK_EEXIST,
-                              "request_id: \"%s\" is job %s, submitted with a different payload",
-                              request_id, o->id);
-        } else {
-            *st = CZK_OK;
-            if (out != NULL) czk__job_snapshot(e, o, false, out);
-        }
-        return true;
+        if (o->forgotten || o->state == CZK_JOB_FAILED || o->state == CZK_JOB_CANCELLED)
+            continue;
+        if (strcmp(o->request_id, request_id) == 0) return o;
     }
-    return false;
+    return NULL;
+}
+
+/*
+ * The live job of j's request_id, if any (mu held): the same request (meaning, or bytes
+ * for a job recovered from a journal that predates the meaning), *st = CZK_OK and its
+ * snapshot in out; another request, *st = CZK_EEXIST.
+ */
+static bool dedup_locked(czk_engine *e, const czk__job *j, czk_job_info *out, czk_status *st,
+                         czk_err *err)
+{
+    czk__job *o = live_job_of(e, j->request_id);
+    if (o == NULL) return false;
+    bool same = o->has_meaning ? memcmp(o->meaning, j->meaning, 32) == 0
+                               : memcmp(o->payload_hash, j->payload_hash, 32) == 0;
+    if (!same) {
+        *st = czk_err_set(err, CZK_EEXIST,
+                          "request_id: \"%s\" is job %s (%s), submitted with a different "
+                          "request; forget that job or use another id",
+                          j->request_id, o->id, czk_job_state_name(o->state));
+    } else {
+        *st = CZK_OK;
+        if (out != NULL) czk__job_snapshot(e, o, false, out);
+    }
+    return true;
 }
 
 czk_status czk_engine_submit(czk_engine *e, const czk_job_request *req, czk_job_info *out,
@@ -2141,20 +2452,26 @@ czk_status czk_engine_submit(czk_engine *e, const czk_job_request *req, czk_job_
     pthread_mutex_unlock(&e->mu);
     if (draining) return czk_err_set(err, CZK_EBUSY, "the engine is draining");
     czk_status st = CZK_OK;
-    /* A retried submission is answered before the (possibly expensive: a 50 MB C1 JSON)
-     * validation runs; the check is repeated under submit_mu below, which decides. */
+    /* A retry with the very same bytes is answered before the (possibly expensive: a 50 MB
+     * C1 JSON) validation runs. Anything else is decided under submit_mu below, on the
+     * request's meaning, which job_build works out. */
     if (req->request_id != NULL && req->request_id[0] != '\0' &&
         strlen(req->request_id) < CZK_REQUEST_ID_MAX) {
+        pthread_mutex_lock(&e->mu);
+        bool live = live_job_of(e, req->request_id) != NULL;
+        pthread_mutex_unlock(&e->mu);
         size_t plen = 0;
-        uint8_t *payload = czk__request_serialize(req, &plen);
+        uint8_t *payload = live ? czk__request_serialize(req, &plen) : NULL;
         if (payload != NULL) {
             uint8_t hash[32];
             SHA256(payload, plen, hash);
             czk_free(payload);
             pthread_mutex_lock(&e->mu);
-            bool found = dedup_locked(e, req->request_id, hash, out, &st, err);
+            czk__job *o = live_job_of(e, req->request_id);
+            bool same = o != NULL && memcmp(o->payload_hash, hash, 32) == 0;
+            if (same && out != NULL) czk__job_snapshot(e, o, false, out);
             pthread_mutex_unlock(&e->mu);
-            if (found) return st;
+            if (same) return CZK_OK;
         }
     }
     czk__job *j = NULL;
@@ -2164,7 +2481,7 @@ czk_status czk_engine_submit(czk_engine *e, const czk_job_request *req, czk_job_
 
     pthread_mutex_lock(&e->submit_mu);
     pthread_mutex_lock(&e->mu);
-    if (j->request_id[0] != '\0' && dedup_locked(e, j->request_id, j->payload_hash, out, &st, err)) {
+    if (j->request_id[0] != '\0' && dedup_locked(e, j, out, &st, err)) {
         pthread_mutex_unlock(&e->mu);
         pthread_mutex_unlock(&e->submit_mu);
         job_free(j);
@@ -2200,8 +2517,14 @@ czk_status czk_engine_submit(czk_engine *e, const czk_job_request *req, czk_job_
         job_free(j);
         return st;
     }
-    CZK_LOG_DEBUG("job accepted", "job=%s kind=%s circuit=%s priority=%d", out ? out->job_id : "",
-                  czk_job_kind_name(req->kind), out ? out->circuit_id : "", (int)req->priority);
+    /* At the default level: the line that ties the client's request_id to czk's job id. */
+    if (czk_log_min_level <= CZK_LOG_INFO) {
+        char rid[CZK_REQUEST_ID_MAX];
+        czk__log_safe(rid, sizeof rid, req->request_id ? req->request_id : "");
+        CZK_LOG_INFO("job accepted", "job=%s request_id=\"%s\" kind=%s circuit=%s priority=%d",
+                      out ? out->job_id : "", rid, czk_job_kind_name(req->kind),
+                      out ? out->circuit_id : "", (int)req->priority);
+    }
     return CZK_OK;
 }
 
@@ -2332,6 +2655,38 @@ czk_status czk_engine_cancel(czk_engine *e, const char *job_id, bool *was_runnin
     return st;
 }
 
+czk_status czk_engine_forget(czk_engine *e, const char *job_id, bool *was_running,
+                             czk_job_state *state, czk_err *err)
+{
+    if (was_running) *was_running = false;
+    if (job_id == NULL) return czk_err_set(err, CZK_EINVAL, "job_id: NULL");
+    pthread_mutex_lock(&e->mu);
+    czk__job *j = find_job(e, job_id);
+    if (j == NULL) {
+        pthread_mutex_unlock(&e->mu);
+        return czk_err_set(err, CZK_ENOENT, "job_id: no job %s", job_id);
+    }
+    if (state) *state = j->state;
+    if (!is_terminal(j->state)) {
+        if (was_running) *was_running = j->state == CZK_JOB_RUNNING;
+        job_end(e, j, CZK_JOB_CANCELLED, CZK_ECANCELED, "forgotten by request");
+    }
+    /* From here on no lookup finds it and its request_id is free; the journal row goes
+     * now, so a restart does not bring it back. */
+    j->forgotten = true;
+    e->by_kind_state[czk__kind_index(j->kind)][j->state]--;
+    czk_status st = CZK_OK;
+    czk_err jerr;
+    if (!e->crashed && czk__journal_delete(e->journal, j->id, &jerr) != CZK_OK) {
+        CZK_LOG_ERROR("journal write failed", "job=%s request_id=\"%s\" error=\"%s\"", j->id,
+                      j->log_rid, jerr.msg);
+        st = czk_err_set(err, jerr.status, "%s", jerr.msg);
+    }
+    CZK_LOG_INFO("job forgotten", "job=%s request_id=\"%s\"", j->id, j->log_rid);
+    pthread_mutex_unlock(&e->mu);
+    return st;
+}
+
 czk_status czk_engine_watch(czk_engine *e, const char *job_id, czk_job_event_fn fn, void *ctx,
                             uint64_t *handle, czk_err *err)
 {
@@ -2429,7 +2784,7 @@ czk_status czk_engine_list(czk_engine *e, unsigned states_mask, size_t limit, cz
     pthread_mutex_lock(&e->mu);
     size_t cnt = 0;
     for (czk__job *j = e->jobs; j != NULL; j = j->next)
-        if (states_mask == 0 || (states_mask & (1u << j->state))) cnt++;
+        if (!j->forgotten && (states_mask == 0 || (states_mask & (1u << j->state)))) cnt++;
     if (limit != 0 && cnt > limit) cnt = limit;
     czk_job_info *v = cnt ? czk_calloc(cnt, sizeof *v) : NULL;
     if (cnt && v == NULL) {
@@ -2439,7 +2794,7 @@ czk_status czk_engine_list(czk_engine *e, unsigned states_mask, size_t limit, cz
     size_t k = 0;
     uint64_t *vkeys = cnt ? czk_malloc(cnt * sizeof *vkeys) : NULL;
     for (czk__job *j = e->jobs; j != NULL && k < cnt; j = j->next)
-        if (states_mask == 0 || (states_mask & (1u << j->state))) {
+        if (!j->forgotten && (states_mask == 0 || (states_mask & (1u << j->state)))) {
             if (vkeys != NULL) vkeys[k] = queue_key(j->prio, j->seq);
             snapshot(e, j, false, vkeys == NULL, &v[k++]);
         }

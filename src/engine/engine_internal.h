@@ -200,6 +200,10 @@ typedef struct czk__part {
     char prove_note[512]; /* the GPU prover's stage times, for the gpu_end event */
     uint64_t t_synth_start, t_synth_end, t_prove_start, t_prove_end; /* monotonic µs */
     char worker[32];
+    /* The cancel flag (czk_pool_set_cancel) of the synthesis or prove worker holding the
+     * partition, NULL when none does (mu): set when its job ends or the engine aborts, so
+     * that a cancelled or failed job's CPU work stops within one chunk. */
+    int *cancel;
 } czk__part;
 
 typedef struct czk__event_log {
@@ -210,6 +214,7 @@ typedef struct czk__event_log {
 typedef struct czk__job {
     char id[CZK_JOB_ID_MAX];
     char request_id[CZK_REQUEST_ID_MAX];
+    char log_rid[CZK_REQUEST_ID_MAX]; /* request_id as a log value (czk__log_safe) */
     uint64_t seq; /* submission order: FIFO within a priority */
     czk_job_kind kind;
     czk_job_priority prio;
@@ -217,7 +222,12 @@ typedef struct czk__job {
     char circuit_id[64];
     uint8_t *payload; /* the request, serialized (journal.c) */
     size_t payload_len;
-    uint8_t payload_hash[32];
+    uint8_t payload_hash[32]; /* SHA-256 of the payload's bytes */
+    /* What the request means, for request_id deduplication (request_meaning): the payload
+     * with its priority left out and a PoRep C1 in canonical form. has_meaning is false
+     * only for finished jobs recovered from a journal that predates it. */
+    uint8_t meaning[32];
+    bool has_meaning;
     const uint8_t *wtns; /* circom: into payload */
     size_t wtns_len;
     size_t n_witness;
@@ -236,6 +246,9 @@ typedef struct czk__job {
     czk_status error;
     char error_message[512];
     czk__event_log events;
+    /* czk_engine_forget: gone from every lookup and from the journal; the struct is freed
+     * once no worker holds a partition and its terminal event has been delivered. */
+    bool forgotten;
     bool terminal_delivered;
     struct czk__job *next; /* table list, newest first */
 } czk__job;
@@ -258,24 +271,54 @@ typedef struct czk__journal_row {
     int kind, priority, state;
     uint8_t *payload;
     size_t payload_len;
+    uint8_t meaning[32];
+    bool has_meaning;
     uint64_t submitted_ms, finished_ms;
     uint8_t *proof;
     size_t proof_len;
+    bool proof_damaged; /* DONE, but the stored proof failed its checksum (proof NULL) */
     int error;
     char error_message[512];
     czk_job_timings timings;
 } czk__journal_row;
 
+/** A verified partition proof of an unfinished job, kept across a drain. */
+typedef struct czk__journal_part {
+    char job_id[CZK_JOB_ID_MAX];
+    uint32_t idx;
+    uint8_t proof[CZK_GROTH16_PROOF_SIZE];
+} czk__journal_part;
+
+/** What the journal found wrong with its file (the metrics and the engine's readiness). */
+typedef struct czk__journal_health {
+    bool damaged_at_open;    /* failed PRAGMA quick_check at open, and was moved aside */
+    bool damaged_now;        /* a write found the open file damaged */
+    uint64_t damage_events;  /* both, counted */
+    size_t rows_recovered, rows_lost; /* of the damaged file, at open */
+    char aside[4300];        /* where the damaged file went */
+    char check[256];         /* what the check said */
+} czk__journal_health;
+
+/** Open (or create) the journal; a damaged one is moved aside and its rows recovered. */
 czk_status czk__journal_open(czk__journal **out, const char *data_dir, czk_err *err);
 void czk__journal_close(czk__journal *jr);
+void czk__journal_health_get(czk__journal *jr, czk__journal_health *out);
 czk_status czk__journal_insert(czk__journal *jr, const czk__job *j, czk_err *err);
-/** Record a terminal state (with the proof for DONE). */
+/** Record a terminal state (with the proof and its checksum for DONE). */
 czk_status czk__journal_finish(czk__journal *jr, const czk__job *j, czk_err *err);
+/** A DONE row whose proof was found damaged goes back to QUEUED, to be proved again. */
+czk_status czk__journal_requeue(czk__journal *jr, const char *job_id, czk_err *err);
 /** Every row; older finished ones than min_finished_ms are deleted first. */
 czk_status czk__journal_load(czk__journal *jr, uint64_t min_finished_ms, czk__journal_row **rows,
                              size_t *n, czk_err *err);
 void czk__journal_rows_free(czk__journal_row *rows, size_t n);
 czk_status czk__journal_delete(czk__journal *jr, const char *job_id, czk_err *err);
+/** Keep n verified partition proofs (192 bytes each, proofs[i] of partition idx[i]). */
+czk_status czk__journal_save_parts(czk__journal *jr, const char *job_id, const uint32_t *idx,
+                                   const uint8_t *proofs, size_t n, czk_err *err);
+/** Every kept partition proof whose checksum holds; *damaged counts the others. */
+czk_status czk__journal_load_parts(czk__journal *jr, czk__journal_part **out, size_t *n,
+                                   size_t *damaged, czk_err *err);
 
 /* ------------------------------------------------------------------------------------ */
 /* Metrics                                                                              */
@@ -382,6 +425,10 @@ struct czk_engine {
     unsigned busy_workers; /* synthesis + prove + finalize steps in progress */
 
     bool draining, stopping, crashed, closed;
+    /* Set (atomically) when a drain's grace ends or czk_engine_abort is called; every
+     * partition a worker holds then has its cancel flag set too, so a CPU proof or a
+     * synthesis stops within one chunk. What was cancelled stays journaled as queued. */
+    int abort;
     bool pause_provers; /* test hook */
     uint64_t fail_verify_count; /* test hook: corrupt the next n proofs */
     uint64_t fail_gpu_oom_count; /* test hook: the next n GPU proofs run out of memory */
@@ -417,6 +464,8 @@ struct czk_engine {
     /* counters */
     uint64_t started_unix_ms, t_start;
     uint64_t completed, failed, cancelled, verify_failures, retries;
+    uint64_t proofs_damaged;  /* stored proofs that failed their checksum when read back */
+    uint64_t parts_restored;  /* partition proofs a drain kept, used after the restart */
     uint64_t h2d_bytes; /* host-to-device bytes of the GPU provers (atomic) */
     uint64_t h2d_us;    /* their copies' time, first start to last end per proof (atomic) */
     /* Per GPU slot (atomic): time its lock was held by a proof, and partitions proved. */
@@ -430,6 +479,8 @@ struct czk_engine {
     czk__hist hist[CZK__ST_COUNT];
 };
 
+/** s as a quoted log value: quotes, backslashes and control bytes become '?'. */
+void czk__log_safe(char *out, size_t cap, const char *s);
 uint64_t czk__now_us(void);
 uint64_t czk__unix_ms(void);
 int czk__kind_index(czk_job_kind k);

@@ -102,9 +102,12 @@ czk_status czk_engine_get_status(czk_engine *e, czk_engine_status *out, czk_err 
     for (czk__params *pe = e->params; pe != NULL; pe = pe->next, i++) {
         czk_engine_srs_status *s = &out->srs[i];
         snprintf(s->circuit_id, sizeof s->circuit_id, "%s", pe->id);
-        s->tier = pe->state == CZK__PE_LOADED ? 1 : 2;
-        for (int g = 0; g < CZK__MAX_GPUS; g++)
-            if (pe->gpu_srs[g] != NULL) s->tier = 0;
+        /* cuzk's tiers: HOT ready to prove, WARM in host memory but not where the prover
+         * reads it (the GPU), COLD on disk only. The CPU back end proves from host memory,
+         * so there a loaded set is HOT. */
+        bool on_gpu = false;
+        for (int g = 0; g < CZK__MAX_GPUS; g++) on_gpu = on_gpu || pe->gpu_srs[g] != NULL;
+        s->tier = pe->state != CZK__PE_LOADED ? 2 : on_gpu || !e->use_gpu ? 0 : 1;
         s->size_bytes = pe->bytes;
         s->ref_count = pe->refs;
         s->load_ms = pe->load_ms;
@@ -155,7 +158,11 @@ czk_status czk_engine_get_status(czk_engine *e, czk_engine_status *out, czk_err 
     out->budget_total = e->budget_total;
     out->budget_used = czk__budget_used(e);
     out->draining = e->draining;
-    out->ready = !e->draining && !e->stopping && e->journal != NULL;
+    /* A journal found damaged while running refuses every submission: not ready. */
+    czk__journal_health jh;
+    memset(&jh, 0, sizeof jh);
+    if (e->journal != NULL) czk__journal_health_get(e->journal, &jh);
+    out->ready = !e->draining && !e->stopping && e->journal != NULL && !jh.damaged_now;
     snprintf(out->backend, sizeof out->backend, "%s", e->use_gpu ? "gpu" : "cpu");
     pthread_mutex_unlock(&e->mu);
     /* Device properties outside the lock: the driver call may be slow. */
@@ -461,6 +468,31 @@ char *czk_engine_metrics_text(czk_engine *e)
             e->verify_failures);
     tprintf(&t, "# TYPE czk_partition_retries_total counter\nczk_partition_retries_total %" PRIu64 "\n",
             e->retries);
+    tprintf(&t, "# HELP czk_proofs_damaged_total Stored proofs that failed their checksum when "
+                "read back (never served; the job or partition is proved again).\n"
+                "# TYPE czk_proofs_damaged_total counter\nczk_proofs_damaged_total %" PRIu64 "\n",
+            e->proofs_damaged);
+    tprintf(&t, "# HELP czk_partitions_restored_total Partition proofs a drain kept, used after "
+                "the restart instead of proving again.\n"
+                "# TYPE czk_partitions_restored_total counter\n"
+                "czk_partitions_restored_total %" PRIu64 "\n",
+            e->parts_restored);
+    czk__journal_health jh;
+    memset(&jh, 0, sizeof jh);
+    if (e->journal != NULL) czk__journal_health_get(e->journal, &jh);
+    tprintf(&t, "# HELP czk_journal_damaged_total Times the journal was found damaged: at start "
+                "(moved aside, its readable rows recovered) or by a write while running.\n"
+                "# TYPE czk_journal_damaged_total counter\nczk_journal_damaged_total %" PRIu64 "\n"
+                "# HELP czk_journal_damaged The open journal is damaged: submissions fail until "
+                "a restart moves it aside.\n"
+                "# TYPE czk_journal_damaged gauge\nczk_journal_damaged %d\n"
+                "# HELP czk_journal_rows_recovered Rows copied from a damaged journal at this "
+                "start.\n"
+                "# TYPE czk_journal_rows_recovered gauge\nczk_journal_rows_recovered %zu\n"
+                "# HELP czk_journal_rows_lost Rows of a damaged journal that could not be read at "
+                "this start.\n"
+                "# TYPE czk_journal_rows_lost gauge\nczk_journal_rows_lost %zu\n",
+            jh.damage_events, jh.damaged_now ? 1 : 0, jh.rows_recovered, jh.rows_lost);
     tprintf(&t, "# TYPE czk_uptime_seconds gauge\nczk_uptime_seconds %" PRIu64 "\n",
             (czk__now_us() - e->t_start) / 1000000u);
     pthread_mutex_unlock(&e->mu);

@@ -194,27 +194,113 @@ czk_status czk__fil_circuit_counts(const czk__fil_circuit *c, czk_cs_counts *out
 /* Jobs                                                                                 */
 /* ------------------------------------------------------------------------------------ */
 
+static const unsigned update_log2_sizes[5] = {11, 23, 29, 35, 36};
+
+czk_status czk__fil_circuit_resolve(const czk_fil_job_input *in, const czk__fil_circuit **out,
+                                    czk_err *err)
+{
+    *out = NULL;
+    uint64_t size = 0;
+    switch (in->kind) {
+    case CZK_FIL_POREP: {
+        const czk_seal_proof_info *info =
+            in->registered_proof < CZK_SEAL_PROOF_COUNT
+                ? czk_seal_proof_get((czk_seal_proof)in->registered_proof)
+                : NULL;
+        if (info == NULL)
+            return czk_err_set(err, CZK_EINVAL,
+                               "registered_proof: %llu is not a RegisteredSealProof (0..19)",
+                               (unsigned long long)in->registered_proof);
+        if (info->feature == CZK_POREP_NON_INTERACTIVE)
+            return czk_err_set(err, CZK_EUNSUPPORTED,
+                               "registered_proof: %s: non-interactive PoRep (an aggregated proof) "
+                               "is not supported",
+                               info->name);
+        if (in->sector_size != 0 && in->sector_size != info->sector_size)
+            return czk_err_set(err, CZK_EINVAL, "sector_size: %llu, but %s seals %llu bytes",
+                               (unsigned long long)in->sector_size, info->name,
+                               (unsigned long long)info->sector_size);
+        size = info->sector_size;
+        break;
+    }
+    case CZK_FIL_SNAP:
+        if (in->registered_proof > 4)
+            return czk_err_set(err, CZK_EINVAL,
+                               "registered_proof: %llu is not a RegisteredUpdateProof (0..4)",
+                               (unsigned long long)in->registered_proof);
+        size = UINT64_C(1) << update_log2_sizes[in->registered_proof];
+        if (in->sector_size != 0 && in->sector_size != size)
+            return czk_err_set(err, CZK_EINVAL,
+                               "sector_size: %llu, but RegisteredUpdateProof %llu updates %llu "
+                               "bytes",
+                               (unsigned long long)in->sector_size,
+                               (unsigned long long)in->registered_proof, (unsigned long long)size);
+        break;
+    case CZK_FIL_WPOST:
+    case CZK_FIL_WINNING: {
+        bool winning = in->kind == CZK_FIL_WINNING;
+        if (in->registered_proof >= CZK_POST_PROOF_COUNT ||
+            czk_post_proof_is_winning((czk_post_proof)in->registered_proof) != winning)
+            return czk_err_set(err, CZK_EINVAL,
+                               "registered_proof: %llu is not a %s PoSt RegisteredPoStProof",
+                               (unsigned long long)in->registered_proof,
+                               winning ? "Winning" : "Window");
+        czk_post_params p;
+        czk_status s = czk_post_params_get(&p, (czk_post_proof)in->registered_proof, err);
+        if (s != CZK_OK) return s;
+        if (in->sector_size != 0 && in->sector_size != p.sector_size)
+            return czk_err_set(err, CZK_EINVAL,
+                               "sector_size: %llu, but %s proves %llu-byte sectors",
+                               (unsigned long long)in->sector_size,
+                               czk_post_proof_name((czk_post_proof)in->registered_proof),
+                               (unsigned long long)p.sector_size);
+        size = p.sector_size;
+        break;
+    }
+    default:
+        return czk_err_set(err, CZK_EINVAL, "proof_kind: %d is not a Filecoin proof kind (1..4)",
+                           (int)in->kind);
+    }
+    *out = czk__fil_circuit_find(in->kind, size);
+    if (*out == NULL)
+        return czk_err_set(err, CZK_EINTERNAL, "proof_kind %d: no circuit for %llu-byte sectors",
+                           (int)in->kind, (unsigned long long)size);
+    return CZK_OK;
+}
+
+czk_status czk_fil_job_circuit(const czk_fil_job_input *in, const char **circuit_id,
+                               const char **params_name, czk_err *err)
+{
+    if (circuit_id != NULL) *circuit_id = NULL;
+    if (params_name != NULL) *params_name = NULL;
+    if (in == NULL) return czk_err_set(err, CZK_EINVAL, "fil job: no input");
+    const czk__fil_circuit *c = NULL;
+    czk_status s = czk__fil_circuit_resolve(in, &c, err);
+    if (s != CZK_OK) return s;
+    if (circuit_id != NULL) *circuit_id = c->id;
+    if (params_name != NULL) *params_name = c->params_name;
+    return CZK_OK;
+}
+
 czk_status czk_fil_job_create(czk_fil_job **out, const czk_fil_job_input *in, czk_err *err)
 {
     *out = NULL;
     if (in == NULL) return czk_err_set(err, CZK_EINVAL, "fil job: no input");
+    const czk__fil_circuit *c = NULL;
+    czk_status s = czk__fil_circuit_resolve(in, &c, err);
+    if (s != CZK_OK) return s;
     czk_fil_job *j = czk_calloc(1, sizeof *j);
     if (j == NULL) return czk_err_set(err, CZK_ENOMEM, "fil job: out of memory");
-    czk_status s;
-    switch (in->kind) {
-    case CZK_FIL_POREP:
-        s = czk__fil_porep_create(j, in, err);
-        break;
-    case CZK_FIL_SNAP:
-        s = czk__fil_snap_create(j, in, err);
-        break;
-    case CZK_FIL_WPOST:
-    case CZK_FIL_WINNING:
-        s = czk__fil_post_create(j, in, err);
-        break;
-    default:
-        s = czk_err_set(err, CZK_EINVAL, "proof_kind: %d is not a Filecoin proof kind (1..4)",
-                        (int)in->kind);
+    j->circuit = c;
+    if (in->kind == CZK_FIL_POREP) s = czk__fil_porep_create(j, in, err);
+    else if (in->kind == CZK_FIL_SNAP) s = czk__fil_snap_create(j, in, err);
+    else s = czk__fil_post_create(j, in, err);
+    /* Everything checked here is what the client sent: a vanilla proof that does not
+     * match its commitments, challenges or sector is the client's fault (EMISMATCH), not a
+     * failed verification of a proof czk made (EVERIFY). */
+    if (s == CZK_EVERIFY) {
+        s = CZK_EMISMATCH;
+        if (err != NULL) err->status = s;
     }
     if (s == CZK_OK) s = czk__fil_circuit_counts(j->circuit, &j->counts, err);
     if (s == CZK_OK && j->counts.n_inputs != j->n_inputs + 1)
@@ -249,6 +335,13 @@ const char *czk_fil_job_circuit_id(const czk_fil_job *j)
 const char *czk_fil_job_params_name(const czk_fil_job *j)
 {
     return j->circuit->params_name;
+}
+
+bool czk_fil_job_digest(const czk_fil_job *j, uint8_t out[32])
+{
+    if (!j->has_digest) return false;
+    memcpy(out, j->digest, 32);
+    return true;
 }
 
 void czk_fil_job_counts(const czk_fil_job *j, czk_cs_counts *out)

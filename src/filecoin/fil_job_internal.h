@@ -37,6 +37,9 @@ struct czk_fil_job {
     czk_cs_counts counts;
     size_t n_inputs;  /* public inputs per partition, ONE excluded */
     czk_fr *inputs;   /* partitions × n_inputs, computed at creation */
+    /* PoRep: SHA-256 of the C1 in canonical form (czk_c1_write_json of the parsed C1). */
+    bool has_digest;
+    uint8_t digest[32];
     void *impl;
     czk_status (*synthesize)(const czk_fil_job *j, size_t p, czk_cs *cs);
     /* The same on a thread pool; NULL: the kind has no parallel synthesis. */
@@ -44,9 +47,17 @@ struct czk_fil_job {
     void (*destroy_impl)(void *impl);
 };
 
-/* Per-kind constructors: check `in` completely and fill `j` (circuit, partitions,
- * n_inputs, inputs, impl, synthesize, destroy_impl); on error leave nothing allocated in
- * `j` that destroy_impl and czk_free(j->inputs) would not release. */
+/**
+ * The circuit a request names by its kind, registered proof and sector size alone, with
+ * those three fields checked (errors name them); the payload is not looked at.
+ */
+czk_status czk__fil_circuit_resolve(const czk_fil_job_input *in, const czk__fil_circuit **out,
+                                    czk_err *err);
+
+/* Per-kind constructors, called with j->circuit already resolved: check the rest of `in`
+ * completely and fill `j` (partitions, n_inputs, inputs, impl, synthesize, destroy_impl);
+ * on error leave nothing allocated in `j` that destroy_impl and czk_free(j->inputs) would
+ * not release. */
 czk_status czk__fil_porep_create(czk_fil_job *j, const czk_fil_job_input *in, czk_err *err);
 czk_status czk__fil_snap_create(czk_fil_job *j, const czk_fil_job_input *in, czk_err *err);
 czk_status czk__fil_post_create(czk_fil_job *j, const czk_fil_job_input *in, czk_err *err);

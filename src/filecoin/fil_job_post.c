@@ -130,13 +130,8 @@ static czk_status parse_sector(sector_in *out, const uint8_t *buf, size_t len, s
 
 czk_status czk__fil_post_create(czk_fil_job *j, const czk_fil_job_input *in, czk_err *err)
 {
+    /* czk__fil_circuit_resolve checked the registered proof and the sector size. */
     bool winning = in->kind == CZK_FIL_WINNING;
-    const char *kname = winning ? "Winning" : "Window";
-    if (in->registered_proof >= CZK_POST_PROOF_COUNT ||
-        czk_post_proof_is_winning((czk_post_proof)in->registered_proof) != winning)
-        return czk_err_set(err, CZK_EINVAL,
-                           "registered_proof: %llu is not a %s PoSt RegisteredPoStProof",
-                           (unsigned long long)in->registered_proof, kname);
     post_impl *x = czk_calloc(1, sizeof *x);
     if (x == NULL) return czk_err_set(err, CZK_ENOMEM, "post: out of memory");
     j->impl = x;
@@ -145,12 +140,6 @@ czk_status czk__fil_post_create(czk_fil_job *j, const czk_fil_job_input *in, czk
     czk_post_params *p = &x->params;
     czk_status s = czk_post_params_get(p, (czk_post_proof)in->registered_proof, err);
     if (s != CZK_OK) return s;
-    if (in->sector_size != 0 && in->sector_size != p->sector_size)
-        return czk_err_set(err, CZK_EINVAL, "sector_size: %llu, but %s proves %llu-byte sectors",
-                           (unsigned long long)in->sector_size,
-                           czk_post_proof_name((czk_post_proof)in->registered_proof),
-                           (unsigned long long)p->sector_size);
-    j->circuit = czk__fil_circuit_find(in->kind, p->sector_size);
     if (in->randomness == NULL || in->randomness_len != 32)
         return czk_err_set(err, CZK_EINVAL, "randomness: %zu bytes, expected 32",
                            in->randomness ? in->randomness_len : 0);
@@ -188,6 +177,19 @@ czk_status czk__fil_post_create(czk_fil_job *j, const czk_fil_job_input *in, czk
                             i, (unsigned long long)sec[i].id, sec[i].proof->ninclusion_proofs, per);
     }
     if (s != CZK_OK) goto out;
+    /* The sector the request names, where it names one (proto3 cannot tell sector 0 from
+     * none, so 0 is not checked): Winning's one sector, or one of a Window partition's. */
+    if (in->sector_number != 0) {
+        bool named = false;
+        for (size_t i = 0; i < nvp; i++) named = named || sec[i].id == in->sector_number;
+        if (!named) {
+            s = czk_err_set(err, CZK_EMISMATCH,
+                            "sector_number: %llu, but the vanilla proofs are of sector %llu%s",
+                            (unsigned long long)in->sector_number, (unsigned long long)sec[0].id,
+                            nvp > 1 ? " and others" : "");
+            goto out;
+        }
+    }
     /* The circuit's sectors: Window's real ones, Winning's one sector repeated. */
     size_t nreal = winning ? S : nvp;
     for (size_t i = 0; i < nreal; i++) {

@@ -122,9 +122,29 @@ static czk_status check_comm_r(const uint8_t comm[32], const uint8_t comm_c[32],
     if (s != CZK_OK) return s;
     if (memcmp(got, comm, 32) != 0)
         return czk_err_set(err, CZK_EVERIFY,
-                           "vanilla_proofs[%zu]: %s is not Poseidon2(comm_c, the %s root of the "
-                           "proofs)",
-                           k, what, strcmp(what, "comm_r_old") == 0 ? "TreeROld" : "TreeRNew");
+                           "%s: not Poseidon2(comm_c, the %s root) of vanilla_proofs[%zu]", what,
+                           strcmp(what, "comm_r_old") == 0 ? "TreeROld" : "TreeRNew", k);
+    return CZK_OK;
+}
+
+/* comm_d_new is the root the partition's TreeDNew paths lead to (a path of the wrong
+ * shape is left to check_proof, which names it). */
+static czk_status check_comm_d(const uint8_t comm[32], const czk_vanilla_merkle_proof *mp,
+                               unsigned levels, size_t k, czk_err *err)
+{
+    czk_merkle_path path;
+    uint64_t leaf = 0;
+    czk_err e;
+    czk_err_clear(&e);
+    uint8_t root[32];
+    if (czk_vanilla_to_path(mp, &path, &leaf, &e) != CZK_OK || path.levels != levels ||
+        czk_merkle_path_root(root, CZK_MERKLE_SHA256, &path, &e) != CZK_OK)
+        return CZK_OK;
+    if (memcmp(root, comm, 32) != 0)
+        return czk_err_set(err, CZK_EVERIFY,
+                           "comm_d_new: not the TreeDNew root of vanilla_proofs[%zu] (its "
+                           "proof_d_new paths lead elsewhere)",
+                           k);
     return CZK_OK;
 }
 
@@ -157,9 +177,15 @@ static czk_status convert_partition(snap_impl *x, size_t k, const czk_snap_parti
         czk_free(tmp);
         return czk_err_set(err, CZK_ENOMEM, "snap: out of memory");
     }
-    czk_status s = czk_snap_challenges(chal, p, in->comm_r_new, k, err);
     const uint8_t *root_old = pp->challenge_proofs[0].proof_r_old.root;
     const uint8_t *root_new = pp->challenge_proofs[0].proof_r_new.root;
+    /* The request's commitments first: a wrong one is then named as such, not as the first
+     * path that fails to reach it (the challenges themselves come from comm_r_new). */
+    czk_status s = check_comm_r(in->comm_r_old, pp->comm_c, root_old, "comm_r_old", k, err);
+    if (s == CZK_OK) s = check_comm_r(in->comm_r_new, pp->comm_c, root_new, "comm_r_new", k, err);
+    if (s == CZK_OK)
+        s = check_comm_d(in->comm_d_new, &pp->challenge_proofs[0].proof_d_new, B, k, err);
+    if (s == CZK_OK) s = czk_snap_challenges(chal, p, in->comm_r_new, k, err);
     for (unsigned i = 0; i < CC && s == CZK_OK; i++) {
         const czk_snap_challenge_proof *cp = &pp->challenge_proofs[i];
         czk_snap_challenge_witness *cw = &x->ch[k * CC + i];
@@ -203,8 +229,6 @@ static czk_status convert_partition(snap_impl *x, size_t k, const czk_snap_parti
             break;
         }
     }
-    if (s == CZK_OK) s = check_comm_r(in->comm_r_old, pp->comm_c, root_old, "comm_r_old", k, err);
-    if (s == CZK_OK) s = check_comm_r(in->comm_r_new, pp->comm_c, root_new, "comm_r_new", k, err);
     if (s == CZK_OK) {
         czk_snap_witness *w = &x->w[k];
         w->k = k;
@@ -226,22 +250,12 @@ static czk_status convert_partition(snap_impl *x, size_t k, const czk_snap_parti
 
 czk_status czk__fil_snap_create(czk_fil_job *j, const czk_fil_job_input *in, czk_err *err)
 {
-    if (in->registered_proof > 4)
-        return czk_err_set(err, CZK_EINVAL,
-                           "registered_proof: %llu is not a RegisteredUpdateProof (0..4)",
-                           (unsigned long long)in->registered_proof);
-    static const unsigned l2[5] = {11, 23, 29, 35, 36};
-    uint64_t size = UINT64_C(1) << l2[in->registered_proof];
-    if (in->sector_size != 0 && in->sector_size != size)
-        return czk_err_set(err, CZK_EINVAL,
-                           "sector_size: %llu, but RegisteredUpdateProof %llu updates %llu bytes",
-                           (unsigned long long)in->sector_size,
-                           (unsigned long long)in->registered_proof, (unsigned long long)size);
+    /* czk__fil_circuit_resolve checked the registered proof and the sector size. */
+    uint64_t size = UINT64_C(1) << j->circuit->log2_size;
     czk_status s = check_comm(in->comm_r_old, in->comm_r_old_len, "comm_r_old", err);
     if (s == CZK_OK) s = check_comm(in->comm_r_new, in->comm_r_new_len, "comm_r_new", err);
     if (s == CZK_OK) s = check_comm(in->comm_d_new, in->comm_d_new_len, "comm_d_new", err);
     if (s != CZK_OK) return s;
-    j->circuit = czk__fil_circuit_find(CZK_FIL_SNAP, size);
     snap_impl *x = czk_calloc(1, sizeof *x);
     if (x == NULL) return czk_err_set(err, CZK_ENOMEM, "snap: out of memory");
     j->impl = x;

@@ -21,6 +21,7 @@
 #include "czk/alloc.h"
 #include "czk/circuits.h"
 #include "czk/gadgets.h"
+#include "czk/pool.h"
 #include "czk/porep.h"
 #include "czk/poseidon.h"
 
@@ -256,9 +257,15 @@ czk_status czk_porep_circuit(czk_cs *cs, void *ctx)
     if (s != CZK_OK) return s;
     porep_scratch *sc = czk_malloc(sizeof *sc);
     if (sc == NULL) return czk_cs_fail(cs, CZK_ENOMEM, "porep: out of memory");
-    for (unsigned i = 0; i < cfg->challenges && czk_cs_status(cs) == CZK_OK; i++)
+    for (unsigned i = 0; i < cfg->challenges && czk_cs_status(cs) == CZK_OK; i++) {
+        /* A cancelled synthesis (czk_pool_cancelled) stops between challenges. */
+        if (czk_pool_cancelled()) {
+            czk_cs_fail(cs, CZK_ECANCELED, "porep: synthesis cancelled");
+            break;
+        }
         synth_challenge(cs, sc, cfg, &pp.shape_d, &pp.shape_r, w ? &w->challenges[i] : NULL,
                         pp.comm_d, pp.comm_c, pp.comm_r_last, pp.replica_bits);
+    }
     czk_free(sc);
     return czk_cs_status(cs);
 }
@@ -422,6 +429,10 @@ static void par_task(void *arg, size_t i, unsigned worker)
     (void)worker;
     const par_ctx *p = arg;
     czk_cs *cs = p->children[i];
+    if (czk_pool_cancelled()) { /* the join passes the child's error on */
+        czk_cs_fail(cs, CZK_ECANCELED, "porep: synthesis cancelled");
+        return;
+    }
     porep_scratch *sc = czk_malloc(sizeof *sc);
     if (sc == NULL) {
         czk_cs_fail(cs, CZK_ENOMEM, "porep: out of memory");

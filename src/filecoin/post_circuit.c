@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "czk/pool.h"
 #include "czk/post.h"
 
 static const struct {
@@ -132,6 +133,9 @@ czk_status czk_post_synthesize(czk_cs *cs, const czk_post_params *p,
     for (unsigned s = 0; s < p->sector_count; s++) {
         if (sectors != NULL && sectors[s].paths == NULL)
             return czk_cs_fail(cs, CZK_EINVAL, "post: sector %u has no paths", s);
+        /* A cancelled synthesis (czk_pool_cancelled) stops between sectors. */
+        if (czk_pool_cancelled())
+            return czk_cs_fail(cs, CZK_ECANCELED, "post: synthesis cancelled");
         sector_synthesize(cs, p, sectors ? &sectors[s] : NULL);
         if (czk_cs_status(cs) != CZK_OK) break;
     }

@@ -10,6 +10,7 @@
 
 #include "czk/alloc.h"
 #include "czk/filecoin.h"
+#include "czk/pool.h"
 #include "czk/poseidon.h"
 #include "czk/snap.h"
 
@@ -461,7 +462,14 @@ static czk_status snap_run(czk_cs *cs, const czk_snap_params *p, const czk_snap_
     if (pool != NULL && czk_cs_status(cs) == CZK_OK)
         snap_challenges_par(cs, &sh, pool);
     else
-        for (unsigned ci = 0; ci < CC; ci++) snap_challenge(cs, &sh, ci, lc, sib);
+        for (unsigned ci = 0; ci < CC; ci++) {
+            /* A cancelled synthesis (czk_pool_cancelled) stops between challenges. */
+            if (czk_pool_cancelled()) {
+                czk_cs_fail(cs, CZK_ECANCELED, "snap: synthesis cancelled");
+                break;
+            }
+            snap_challenge(cs, &sh, ci, lc, sib);
+        }
 
     czk_free(apex);
     czk_free(dbits);
@@ -553,6 +561,10 @@ static void snap_task(void *arg, size_t ci, unsigned worker)
     (void)worker;
     const snap_par *x = arg;
     czk_cs *cs = x->children[ci];
+    if (czk_pool_cancelled()) { /* the join passes the child's error on */
+        czk_cs_fail(cs, CZK_ECANCELED, "snap: synthesis cancelled");
+        return;
+    }
     const czk_snap_params *p = x->sh->p;
     czk_var *sib = czk_malloc((2 * (size_t)x->sh->nr + p->challenge_bit_len) * sizeof *sib);
     if (sib == NULL) {

@@ -263,8 +263,17 @@ static czk_status check_challenge(cctx *c, const czk_porep_vanilla_proof *p, con
     if (s) return s;
 
     snprintf(what, sizeof what, "%s.comm_d_proofs", c->where);
-    if ((s = check_merkle(&p->comm_d_proofs, &c->tree_d, CZK_MERKLE_SHA256, comm_d, ch, what, err)))
+    if ((s = check_merkle(&p->comm_d_proofs, &c->tree_d, CZK_MERKLE_SHA256, NULL, ch, what, err)))
         return s;
+    /* The path holds, so a root other than comm_d means the C1's comm_d (or this root) was
+     * changed: name comm_d. */
+    if (memcmp(p->comm_d_proofs.root, comm_d, 32) != 0) {
+        char a[65], b[65];
+        hex32(a, comm_d);
+        hex32(b, p->comm_d_proofs.root);
+        return czk_err_set(err, CZK_EVERIFY, "comm_d: the C1's comm_d is %s, but %s.root is %s", a,
+                           what, b);
+    }
     snprintf(what, sizeof what, "%s.comm_r_last_proof", c->where);
     if ((s = check_merkle(&p->comm_r_last_proof, &c->tree_r, CZK_MERKLE_POSEIDON,
                           c->have_roots ? c->comm_r_last : NULL, ch, what, err)))

@@ -155,6 +155,12 @@ czk_status czk_groth16_compute_h(czk_scalar *h_out, size_t *h_len, const czk_gro
     return CZK_OK;
 }
 
+/* Between the prover's stages: a cancelled one (czk_pool_cancelled) stops here. */
+static czk_status cancelled(czk_err *err)
+{
+    return czk_err_set(err, CZK_ECANCELED, "prove: cancelled");
+}
+
 static czk_status prove_one(czk_groth16_proof *out, const czk_groth16_params *pk,
                             const czk_groth16_assignment *asg, const czk_ntt_domain *domain,
                             const czk_fr *r_in, const czk_fr *s_in, czk_pool *pool,
@@ -171,6 +177,7 @@ static czk_status prove_one(czk_groth16_proof *out, const czk_groth16_params *pk
     size_t h_len = 0;
     st = compute_h(pk, asg, domain, &h_len, pool, err);
     if (st != CZK_OK) return st;
+    if (czk_pool_cancelled()) return cancelled(err);
     double t1 = now_s();
     tm.ntt = t1 - t0;
 
@@ -195,15 +202,24 @@ static czk_status prove_one(czk_groth16_proof *out, const czk_groth16_params *pk
     tm.msm_a = t4 - t3;
     size_t b_in_count =
         asg->b_input_density ? czk_density_count(asg->b_input_density, ni) : ni;
-    czk_g1s_msm(&ms.b1_in, pk->b_g1, z, ni, asg->b_input_density, NULL, pool);
-    czk_g1s_msm(&ms.b1_aux, pk->b_g1 + b_in_count, z + ni, na, asg->b_aux_density, NULL, pool);
+    bool stop = czk_pool_cancelled();
+    if (!stop) {
+        czk_g1s_msm(&ms.b1_in, pk->b_g1, z, ni, asg->b_input_density, NULL, pool);
+        czk_g1s_msm(&ms.b1_aux, pk->b_g1 + b_in_count, z + ni, na, asg->b_aux_density, NULL,
+                    pool);
+    }
     double t5 = now_s();
     tm.msm_b_g1 = t5 - t4;
-    czk_g2s_msm(&ms.b2_in, pk->b_g2, z, ni, asg->b_input_density, NULL, pool);
-    czk_g2s_msm(&ms.b2_aux, pk->b_g2 + b_in_count, z + ni, na, asg->b_aux_density, NULL, pool);
+    stop = stop || czk_pool_cancelled();
+    if (!stop) {
+        czk_g2s_msm(&ms.b2_in, pk->b_g2, z, ni, asg->b_input_density, NULL, pool);
+        czk_g2s_msm(&ms.b2_aux, pk->b_g2 + b_in_count, z + ni, na, asg->b_aux_density, NULL,
+                    pool);
+    }
     double t6 = now_s();
     tm.msm_b_g2 = t6 - t5;
     czk_free(z);
+    if (stop || czk_pool_cancelled()) return cancelled(err);
 
     /* A, B, C from the MSM results and r, s (prove_common.c, shared with the GPU prover). */
     czk__groth16_assemble(out, pk, &ms, &r, &s);

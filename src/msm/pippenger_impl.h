@@ -638,6 +638,12 @@ static void msm_task(void *vctx, size_t t, unsigned worker)
 {
     struct msm_ctx *ctx = vctx;
     size_t nwt = (size_t)ctx->plan->nwin * ctx->plan->nsplit;
+    /* Cancelled (czk_pool_cancelled): the task's part of the sum is left out, so the
+     * result is unspecified but the reduction below stays well defined. */
+    if (czk_pool_cancelled()) {
+        xyzz_set_inf(&ctx->results[t]);
+        return;
+    }
     if (t < nwt)
         window_task(ctx, t, worker);
     else

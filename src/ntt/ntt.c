@@ -357,6 +357,8 @@ typedef struct job {
 
 static void column_task(void *p, size_t task, unsigned worker)
 {
+    /* A cancelled transform (czk_pool_cancelled) leaves the vector unspecified. */
+    if (czk_pool_cancelled()) return;
     const job *j = p;
     const czk_ntt_domain *d = j->d;
     size_t n1 = (size_t)1 << d->log_cols, n2 = (size_t)1 << d->log_rows;
@@ -422,6 +424,8 @@ static void scale_by_powers(czk_fr *x, unsigned log_len, const czk_fr *t, const 
 
 static void row_task(void *p, size_t task, unsigned worker)
 {
+    /* A cancelled transform (czk_pool_cancelled) leaves the vector unspecified. */
+    if (czk_pool_cancelled()) return;
     const job *j = p;
     const czk_ntt_domain *d = j->d;
     size_t n1 = (size_t)1 << d->log_cols, n2 = (size_t)1 << d->log_rows;
@@ -464,6 +468,8 @@ static inline void scale_at(const job *j, czk_fr *x, size_t pos)
  */
 static void bitrev_task(void *p, size_t task, unsigned worker)
 {
+    /* A cancelled transform (czk_pool_cancelled) leaves the vector unspecified. */
+    if (czk_pool_cancelled()) return;
     const job *j = p;
     unsigned log_n = j->d->log_n, q = j->tile_log, mid = log_n - 2 * q;
     size_t side = (size_t)1 << q, row_stride = (size_t)1 << (log_n - q);

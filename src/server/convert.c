@@ -4,6 +4,8 @@
  */
 #include "server.h"
 
+#include <protobuf-c/protobuf-c.h>
+#include <stdio.h>
 #include <string.h>
 
 grpc_status_code czk__grpc_code(czk_status s, bool job_lookup)
@@ -18,7 +20,10 @@ grpc_status_code czk__grpc_code(czk_status s, bool job_lookup)
     case CZK_EBADFLAGS:
     case CZK_ENOTONCURVE:
     case CZK_ENOTINSUBGROUP:
-    case CZK_EINFINITY: return GRPC_STATUS_INVALID_ARGUMENT;
+    case CZK_EINFINITY:
+    /* A vanilla proof that does not match its commitments, randomness or the sector the
+     * request names: what the client sent is wrong, not the daemon. */
+    case CZK_EMISMATCH: return GRPC_STATUS_INVALID_ARGUMENT;
     /* The engine answers ENOENT for an unknown job id and for a missing parameter file;
      * the latter is "the system is not in a state to run this", not the client's typo. */
     case CZK_ENOENT: return job_lookup ? GRPC_STATUS_NOT_FOUND : GRPC_STATUS_FAILED_PRECONDITION;
@@ -87,4 +92,115 @@ bool czk__priority_parse(const char *s, czk_job_priority *out)
 const char *czk__priority_name(czk_job_priority p)
 {
     return (unsigned)p < 5 ? prio_names[p] : "unknown";
+}
+
+/* ----------------------------------------------------------------------------------- */
+/* String fields, by their wire bytes                                                    */
+/* ----------------------------------------------------------------------------------- */
+
+static bool read_varint(const uint8_t **p, const uint8_t *end, uint64_t *out)
+{
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 64 && *p < end; shift += 7) {
+        uint8_t b = *(*p)++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *out = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool check_message(const ProtobufCMessageDescriptor *d, const uint8_t *p,
+                          const uint8_t *end, char *field, size_t cap, size_t at,
+                          czk_text_fault *fault, unsigned depth)
+{
+    while (p < end) {
+        uint64_t key, len = 0;
+        if (!read_varint(&p, end, &key)) return true; /* protobuf-c refused it already */
+        unsigned wire = (unsigned)(key & 7);
+        uint32_t number = (uint32_t)(key >> 3);
+        if (wire == 0) {
+            if (!read_varint(&p, end, &len)) return true;
+            continue;
+        }
+        if (wire == 1 || wire == 5) {
+            size_t w = wire == 1 ? 8 : 4;
+            if ((size_t)(end - p) < w) return true;
+            p += w;
+            continue;
+        }
+        if (wire != 2 || !read_varint(&p, end, &len) || len > (uint64_t)(end - p)) return true;
+        const uint8_t *v = p;
+        p += len;
+        const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(d, number);
+        if (f == NULL) continue;
+        if (f->type == PROTOBUF_C_TYPE_STRING) {
+            czk_text_fault ft = czk_text_check((const char *)v, (size_t)len, NULL);
+            if (ft != CZK_TEXT_OK) {
+                if (at < cap) snprintf(field + at, cap - at, "%s", f->name);
+                *fault = ft;
+                return false;
+            }
+        } else if (f->type == PROTOBUF_C_TYPE_MESSAGE && depth < 16) {
+            size_t k = at < cap ? at + (size_t)snprintf(field + at, cap - at, "%s.", f->name) : at;
+            if (!check_message(f->descriptor, v, v + len, field, cap, k, fault, depth + 1))
+                return false;
+            if (at < cap) field[at] = 0;
+        }
+    }
+    return true;
+}
+
+/*
+ * protobuf-c hands string fields over NUL-terminated and drops their length, so a
+ * request_id holding a NUL would reach the engine cut at it (two ids colliding), and
+ * protobuf-c does not check UTF-8. This walks the message's wire bytes (after protobuf-c
+ * has accepted them) with its descriptor and checks every string field, nested ones too.
+ */
+bool czk__proto_strings_ok(const ProtobufCMessageDescriptor *d, const uint8_t *data, size_t len,
+                           char *field, size_t cap, czk_text_fault *fault)
+{
+    if (cap > 0) field[0] = 0;
+    *fault = CZK_TEXT_OK;
+    return check_message(d, data, data + len, field, cap, 0, fault, 0);
+}
+
+/*
+ * The field a refusal names: its message's leading identifier (after the czk status name
+ * reply_err puts in front), as in "EINVAL: request_id: a control character at byte 3" or
+ * "vanilla_proofs[2] (sector 7): ..."; "" when the message does not start with one.
+ */
+void czk__refusal_field(const char *msg, char *out, size_t cap)
+{
+    if (cap == 0) return;
+    out[0] = 0;
+    if (msg == NULL) return;
+    const char *p = msg;
+    size_t k = 0;
+    while (p[k] >= 'A' && p[k] <= 'Z') k++;
+    if (k > 1 && p[k] == ':' && p[k + 1] == ' ' && p[0] == 'E') p += k + 2;
+    size_t n = 0;
+    if (!((p[0] >= 'a' && p[0] <= 'z') || p[0] == '_')) return;
+    while ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z') ||
+           (p[n] >= '0' && p[n] <= '9') || p[n] == '_' || p[n] == '.' || p[n] == '[' ||
+           p[n] == ']')
+        n++;
+    if (p[n] != ':' && p[n] != ',' && p[n] != ' ') return;
+    snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), p);
+}
+
+void czk__log_text(const char *s, size_t n, char *out, size_t cap)
+{
+    if (cap == 0) return;
+    bool text = czk_text_check(s, n, NULL) == CZK_TEXT_OK;
+    size_t k = 0;
+    for (size_t i = 0; i < n && k + 1 < cap; i++) {
+        unsigned char c = (unsigned char)s[i];
+        /* Quotes and backslashes would end or escape the log's quoted value. */
+        bool keep = c != '"' && c != '\\' && (text ? c >= 0x20 : c >= 0x20 && c < 0x7f);
+        out[k++] = keep ? (char)c : '?';
+    }
+    out[k] = 0;
 }

@@ -100,6 +100,9 @@ struct rpc {
     pthread_mutex_t mu;
     ProtobufCMessage *req; /* decoded request, owned */
     uv_work_t work;
+    /* What a refusal's log line names: the request's request_id (log-safe, czk__log_text)
+     * and, for calls about a job, job_id below. */
+    char log_rid[CZK_REQUEST_ID_MAX];
     /* Await / Prove. */
     bool czk_api; /* reply in czk.v1 shape (else cuzk.v1) */
     bool omit_proof;
@@ -148,6 +151,7 @@ static void h_czk_submit(rpc *r, ProtobufCMessage *m);
 static void h_czk_await(rpc *r, ProtobufCMessage *m);
 static void h_czk_prove(rpc *r, ProtobufCMessage *m);
 static void h_czk_cancel(rpc *r, ProtobufCMessage *m);
+static void h_czk_forget(rpc *r, ProtobufCMessage *m);
 static void h_czk_get_job(rpc *r, ProtobufCMessage *m);
 static void h_czk_list(rpc *r, ProtobufCMessage *m);
 static void h_czk_watch(rpc *r, ProtobufCMessage *m);
@@ -179,6 +183,7 @@ static const method methods[] = {
     {CZKS, "GetMetrics", M_UNARY, &cuzk__v1__get_metrics_request__descriptor, h_get_metrics, true, false},
     {CZKS, "Preload", M_UNARY, &czk__v1__preload_request__descriptor, h_czk_preload, true, false},
     {CZKS, "Evict", M_UNARY, &czk__v1__evict_request__descriptor, h_czk_evict, true, false},
+    {CZKS, "Forget", M_UNARY, &czk__v1__forget_request__descriptor, h_czk_forget, true, false},
     {"grpc.health.v1.Health", "Check", M_UNARY, &grpc__health__v1__health_check_request__descriptor, h_health, false, true},
     {"grpc.health.v1.Health", "Watch", M_STREAM, &grpc__health__v1__health_check_request__descriptor, h_health_watch, false, true},
     {"grpc.reflection.v1.ServerReflection", "ServerReflectionInfo", M_BIDI, NULL, NULL, false, false},
@@ -213,6 +218,7 @@ struct czk_server {
     czk_reflection *refl;
     tag shutdown_tag;
     czk_http *http;
+    bool gpu_engine; /* the engine proves on GPUs (its status asks the driver) */
     uint64_t max_msg;
     char unix_path[512];
     /* Drain. */
@@ -221,6 +227,13 @@ struct czk_server {
     uint64_t grace_ms;
     void (*on_stopped)(void *ctx);
     void *on_stopped_ctx;
+    /* Refused calls' log lines: a token bucket, so that a flood of bad calls cannot fill
+     * the disk (REFUSAL_LOG_RATE lines a second, bursts of REFUSAL_LOG_BURST). */
+    pthread_mutex_t refusal_mu;
+    double refusal_tokens;
+    uint64_t refusal_last_us;
+    uint64_t refusal_dropped;   /* since the last line written, reported in it */
+    atomic_ulong refusal_dropped_total;
     /* Metrics (go-grpc-prometheus names). */
     atomic_ulong started[NMETHODS + 1];
     atomic_ulong handled[NMETHODS + 1][NCODES];
@@ -376,14 +389,22 @@ static grpc_byte_buffer *pack(const ProtobufCMessage *m)
     return bb;
 }
 
-static ProtobufCMessage *unpack(const ProtobufCMessageDescriptor *d, grpc_byte_buffer *bb)
+/* Unpack a request; with a message decoded, `bad_field` is the first string field that is
+ * not valid UTF-8 or holds a control character ("" if none; *fault says which). */
+static ProtobufCMessage *unpack(const ProtobufCMessageDescriptor *d, grpc_byte_buffer *bb,
+                                char *bad_field, size_t cap, czk_text_fault *fault)
 {
+    if (cap > 0) bad_field[0] = 0;
+    *fault = CZK_TEXT_OK;
     if (!bb) return NULL;
     grpc_byte_buffer_reader rd;
     if (!grpc_byte_buffer_reader_init(&rd, bb)) return NULL;
     grpc_slice sl = grpc_byte_buffer_reader_readall(&rd);
     ProtobufCMessage *m =
         protobuf_c_message_unpack(d, NULL, GRPC_SLICE_LENGTH(sl), GRPC_SLICE_START_PTR(sl));
+    if (m != NULL)
+        (void)czk__proto_strings_ok(d, GRPC_SLICE_START_PTR(sl), GRPC_SLICE_LENGTH(sl), bad_field,
+                                    cap, fault);
     grpc_slice_unref(sl);
     grpc_byte_buffer_reader_destroy(&rd);
     return m;
@@ -392,6 +413,74 @@ static ProtobufCMessage *unpack(const ProtobufCMessageDescriptor *d, grpc_byte_b
 static const char *method_label(const rpc *r)
 {
     return r->midx < NMETHODS ? methods[r->midx].name : "unknown";
+}
+
+#define REFUSAL_LOG_RATE 10.0
+#define REFUSAL_LOG_BURST 100.0
+
+static uint64_t mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/*
+ * One log line per refused call, at the default level: method, code, the field its
+ * message names, request_id (or job) and the message. A call the client gave up on
+ * (CANCELLED, DEADLINE_EXCEEDED) is no refusal. The daemon's own faults are warnings.
+ */
+static void log_refusal(rpc *r, grpc_status_code code, const char *msg)
+{
+    if (code == GRPC_STATUS_OK || code == GRPC_STATUS_CANCELLED ||
+        code == GRPC_STATUS_DEADLINE_EXCEEDED)
+        return;
+    bool ours = code == GRPC_STATUS_INTERNAL || code == GRPC_STATUS_UNKNOWN ||
+                code == GRPC_STATUS_DATA_LOSS;
+    czk_log_level lv = ours ? CZK_LOG_WARN : CZK_LOG_INFO;
+    if ((int)lv < czk_log_min_level) return;
+    czk_server *s = r->srv;
+    uint64_t dropped = 0;
+    bool write;
+    pthread_mutex_lock(&s->refusal_mu);
+    uint64_t now = mono_us();
+    if (s->refusal_last_us == 0) s->refusal_tokens = REFUSAL_LOG_BURST;
+    else s->refusal_tokens += (double)(now - s->refusal_last_us) / 1e6 * REFUSAL_LOG_RATE;
+    if (s->refusal_tokens > REFUSAL_LOG_BURST) s->refusal_tokens = REFUSAL_LOG_BURST;
+    s->refusal_last_us = now;
+    write = s->refusal_tokens >= 1.0;
+    if (write) {
+        s->refusal_tokens -= 1.0;
+        dropped = s->refusal_dropped;
+        s->refusal_dropped = 0;
+    } else {
+        s->refusal_dropped++;
+    }
+    pthread_mutex_unlock(&s->refusal_mu);
+    if (!write) {
+        atomic_fetch_add(&s->refusal_dropped_total, 1);
+        return;
+    }
+    char field[64], detail[600], job[CZK_JOB_ID_MAX + 8];
+    czk__refusal_field(msg, field, sizeof field);
+    czk__log_text(msg ? msg : "", msg ? strlen(msg) : 0, detail, sizeof detail);
+    czk__log_text(r->job_id, strlen(r->job_id), job, sizeof job);
+    czk_log_write(lv, __FILE__, __LINE__, "call refused",
+                  "method=%s code=%s field=%s request_id=\"%s\" job=%s detail=\"%s\" "
+                  "lines_dropped=%llu",
+                  method_label(r), czk__grpc_code_name(code), field[0] ? field : "-", r->log_rid,
+                  job[0] ? job : "-", detail, (unsigned long long)dropped);
+}
+
+/* Note what a call is about, for its refusal's log line. */
+static void note_request_id(rpc *r, const char *request_id)
+{
+    czk__log_text(request_id, strlen(request_id), r->log_rid, sizeof r->log_rid);
+}
+
+static void note_job(rpc *r, const char *job_id)
+{
+    snprintf(r->job_id, sizeof r->job_id, "%s", job_id);
 }
 
 /*
@@ -421,9 +510,7 @@ static void finish(rpc *r, grpc_status_code code, const char *msg, const Protobu
     ops[n].data.send_status_from_server.status_details = msg && *msg ? &r->status_slice : NULL;
     n++;
     atomic_fetch_add(&r->srv->handled[r->midx][code < NCODES ? code : GRPC_STATUS_UNKNOWN], 1);
-    if (code != GRPC_STATUS_OK)
-        CZK_LOG_DEBUG("rpc failed", "method=%s code=%s detail=\"%s\"", method_label(r),
-                      czk__grpc_code_name(code), msg ? msg : "");
+    log_refusal(r, code, msg);
     rpc_ref(r);
     grpc_call_error e = grpc_call_start_batch(r->call, ops, n, &r->t_status, NULL);
     if (e != GRPC_CALL_OK) {
@@ -571,7 +658,13 @@ static void on_new_call(czk_server *s, rpc *r)
         rpc_unref(r);
         return;
     }
-    if (m->heavy) {
+    /* The status calls read the engine's counters under its lock. On the CPU back end that
+     * takes microseconds, so they are answered on the polling thread, which keeps them at a
+     * millisecond while a proof runs on every core (two fewer thread hand-offs); with GPUs
+     * they also ask the driver for free memory, which can wait behind a page-locking
+     * allocation, so they go to the pool. */
+    bool status_call = m->fn == h_get_status || m->fn == h_czk_status;
+    if (m->heavy && !(status_call && !s->gpu_engine)) {
         /* Decoded on the pool too: a 51 MB C1 output takes 0.2-0.4 s to copy out of the
          * byte buffer and unpack on a loaded machine, too long for a polling thread. */
         post(s, queue_work, r); /* the handler's reference travels with it */
@@ -586,8 +679,10 @@ static bool decode_request(rpc *r)
 {
     const method *m = &methods[r->midx];
     struct timespec t0, t1;
+    char bad[128];
+    czk_text_fault fault;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    r->req = unpack(m->req_desc, r->payload);
+    r->req = unpack(m->req_desc, r->payload, bad, sizeof bad, &fault);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     size_t bytes = r->payload ? grpc_byte_buffer_length(r->payload) : 0;
     CZK_LOG_DEBUG("rpc", "method=%s bytes=%zu decode_us=%ld", m->name, bytes,
@@ -599,6 +694,16 @@ static bool decode_request(rpc *r)
     if (!r->req) {
         char msg[256];
         snprintf(msg, sizeof msg, "request: cannot decode %s (%zu bytes of protobuf)", m->req_desc->name, bytes);
+        reply(r, GRPC_STATUS_INVALID_ARGUMENT, msg, NULL);
+        return false;
+    }
+    if (fault != CZK_TEXT_OK) {
+        /* An id or a name that is not a string (a NUL, other control bytes, not UTF-8)
+         * would be cut, stored and echoed to clients whose decoders refuse it. */
+        char msg[256];
+        snprintf(msg, sizeof msg, "%s: %s", bad,
+                 fault == CZK_TEXT_CONTROL ? "holds a control character (NUL included)"
+                                           : "is not valid UTF-8");
         reply(r, GRPC_STATUS_INVALID_ARGUMENT, msg, NULL);
         return false;
     }
@@ -963,6 +1068,7 @@ static void on_cancelled(rpc *r)
 static void h_submit_proof(rpc *r, ProtobufCMessage *m)
 {
     Cuzk__V1__SubmitProofRequest *p = (Cuzk__V1__SubmitProofRequest *)m;
+    note_request_id(r, p->request_id);
     if (p->proof_kind < 1 || p->proof_kind > 4) {
         char msg[128];
         snprintf(msg, sizeof msg, "proof_kind: %d is not POREP_SEAL_COMMIT, SNAP_DEALS_UPDATE, "
@@ -980,6 +1086,7 @@ static void h_submit_proof(rpc *r, ProtobufCMessage *m)
         reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory", NULL);
         goto out;
     }
+    note_request_id(r, p->request_id);
     q.request_id = p->request_id;
     q.kind = (czk_job_kind)p->proof_kind;
     q.priority = (czk_job_priority)p->priority;
@@ -1026,6 +1133,7 @@ static void h_prove(rpc *r, ProtobufCMessage *m)
 
 static czk_status do_cancel(rpc *r, const char *job_id, bool *was_running)
 {
+    note_job(r, job_id);
     czk_err err;
     czk_status st = czk_engine_cancel(r->srv->engine, job_id, was_running, &err);
     if (st != CZK_OK) reply_job_err(r, st, &err, job_id);
@@ -1051,7 +1159,14 @@ typedef struct status_mem {
     Cuzk__V1__QueueStatus queues[5], *queue_ptrs[5];
 } status_mem;
 
-static bool fill_status(Cuzk__V1__GetStatusResponse *o, const czk_engine_status *st, status_mem *mem)
+/*
+ * cuzk_view: the answer of cuzk.v1's GetStatus, which carries only what cuzk's clients
+ * understand: the four Filecoin queues (Curio's HasCapacity adds up every queue it gets
+ * against MaxPending, so a circom queue would count as Curio's work) and no circom
+ * parameter sets. czk.v1's GetStatus has them all.
+ */
+static bool fill_status(Cuzk__V1__GetStatusResponse *o, const czk_engine_status *st,
+                        status_mem *mem, bool cuzk_view)
 {
     memset(mem, 0, sizeof *mem);
     mem->gpus = czk_calloc(st->ngpus + 1, sizeof *mem->gpus);
@@ -1070,28 +1185,33 @@ static bool fill_status(Cuzk__V1__GetStatusResponse *o, const czk_engine_status 
         g->current_proof_kind = S(st->gpus[i].current_kind);
         mem->gpu_ptrs[i] = g;
     }
+    size_t nsrs = 0;
     for (size_t i = 0; i < st->nsrs; i++) {
-        Cuzk__V1__SRSStatus *x = &mem->srs[i];
+        if (cuzk_view && strncmp(st->srs[i].circuit_id, "circom:", 7) == 0) continue;
+        Cuzk__V1__SRSStatus *x = &mem->srs[nsrs];
         cuzk__v1__srsstatus__init(x);
         x->circuit_id = S(st->srs[i].circuit_id);
         x->tier = (Cuzk__V1__SRSStatus__Tier)st->srs[i].tier;
         x->size_bytes = st->srs[i].size_bytes;
         x->ref_count = st->srs[i].ref_count;
-        mem->srs_ptrs[i] = x;
+        mem->srs_ptrs[nsrs++] = x;
     }
+    size_t nq = 0;
     for (size_t i = 0; i < 5; i++) {
-        cuzk__v1__queue_status__init(&mem->queues[i]);
+        if (cuzk_view && st->queues[i].kind == CZK_JOB_CIRCOM) continue;
+        Cuzk__V1__QueueStatus *q = &mem->queues[nq];
+        cuzk__v1__queue_status__init(q);
         const char *name = czk_job_kind_name(st->queues[i].kind);
-        mem->queues[i].proof_kind = S(name && *name ? name : queue_kind_names[i]);
-        mem->queues[i].pending = st->queues[i].pending;
-        mem->queues[i].in_progress = st->queues[i].in_progress;
-        mem->queue_ptrs[i] = &mem->queues[i];
+        q->proof_kind = S(name && *name ? name : queue_kind_names[i]);
+        q->pending = st->queues[i].pending;
+        q->in_progress = st->queues[i].in_progress;
+        mem->queue_ptrs[nq++] = q;
     }
     o->n_gpus = st->ngpus;
     o->gpus = mem->gpu_ptrs;
-    o->n_loaded_srs = st->nsrs;
+    o->n_loaded_srs = nsrs;
     o->loaded_srs = mem->srs_ptrs;
-    o->n_queues = 5;
+    o->n_queues = nq;
     o->queues = mem->queue_ptrs;
     o->total_proofs_completed = st->completed;
     o->total_proofs_failed = st->failed;
@@ -1121,7 +1241,8 @@ static void h_get_status(rpc *r, ProtobufCMessage *m)
     }
     Cuzk__V1__GetStatusResponse o = CUZK__V1__GET_STATUS_RESPONSE__INIT;
     status_mem mem;
-    if (!fill_status(&o, &st, &mem)) reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory", NULL);
+    if (!fill_status(&o, &st, &mem, true))
+        reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory", NULL);
     else reply(r, GRPC_STATUS_OK, NULL, &o.base);
     free_status_mem(&mem);
     czk_engine_status_clear(&st);
@@ -1198,6 +1319,7 @@ static bool czk_submit_common(rpc *r, const Czk__V1__SubmitRequest *p, czk_job_i
     memset(&q, 0, sizeof q);
     czk_err err;
     czk_err_clear(&err);
+    note_request_id(r, p->request_id);
     q.request_id = p->request_id;
     q.priority = (czk_job_priority)p->priority;
     const uint8_t **ptrs = NULL;
@@ -1296,9 +1418,28 @@ static void h_czk_cancel(rpc *r, ProtobufCMessage *m)
     reply(r, GRPC_STATUS_OK, NULL, &o.base);
 }
 
+static void h_czk_forget(rpc *r, ProtobufCMessage *m)
+{
+    Czk__V1__ForgetRequest *f = (Czk__V1__ForgetRequest *)m;
+    note_job(r, f->job_id);
+    bool was_running = false;
+    czk_job_state state = CZK_JOB_QUEUED;
+    czk_err err;
+    czk_status st = czk_engine_forget(r->srv->engine, f->job_id, &was_running, &state, &err);
+    if (st != CZK_OK) {
+        reply_job_err(r, st, &err, f->job_id);
+        return;
+    }
+    Czk__V1__ForgetResponse o = CZK__V1__FORGET_RESPONSE__INIT;
+    o.was_running = was_running;
+    o.state = (Czk__V1__JobState)state;
+    reply(r, GRPC_STATUS_OK, NULL, &o.base);
+}
+
 static void h_czk_get_job(rpc *r, ProtobufCMessage *m)
 {
     Czk__V1__GetJobRequest *g = (Czk__V1__GetJobRequest *)m;
+    note_job(r, g->job_id);
     czk_job_info info;
     czk_err err;
     czk_status st = czk_engine_get(r->srv->engine, g->job_id, g->with_proof, &info, &err);
@@ -1368,7 +1509,7 @@ static void h_czk_status(rpc *r, ProtobufCMessage *m)
     Cuzk__V1__GetStatusResponse e = CUZK__V1__GET_STATUS_RESPONSE__INIT;
     Czk__V1__StatusResponse o = CZK__V1__STATUS_RESPONSE__INIT;
     status_mem mem;
-    if (!fill_status(&e, &st, &mem)) {
+    if (!fill_status(&e, &st, &mem, false)) {
         reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory", NULL);
     } else {
         o.engine = &e;
@@ -1818,6 +1959,10 @@ char *czk__server_metrics_text(czk_server *s)
                       i < NMETHODS ? methods[i].service : "unknown", i < NMETHODS ? methods[i].name : "unknown",
                       i < NMETHODS ? type_label(methods[i].type) : "unary", czk__grpc_code_name((grpc_status_code)c), v);
         }
+    sb_printf(&b, "# HELP czk_refusal_log_lines_dropped_total Refused calls whose log line the rate limit "
+                  "dropped (each is still in grpc_server_handled_total).\n"
+                  "# TYPE czk_refusal_log_lines_dropped_total counter\nczk_refusal_log_lines_dropped_total %lu\n",
+              atomic_load(&s->refusal_dropped_total));
     sb_printf(&b, "# HELP grpc_server_cancelled_total RPCs cancelled by the client or their deadline.\n"
                   "# TYPE grpc_server_cancelled_total counter\ngrpc_server_cancelled_total %lu\n",
               atomic_load(&s->cancelled_calls));
@@ -1945,8 +2090,16 @@ czk_status czk__server_start(czk_server **out, czk_engine *engine, const czk_dae
     s->engine = engine;
     s->loop = loop;
     s->max_msg = cfg->max_message_size;
+    czk_engine_status es;
+    if (czk_engine_get_status(engine, &es, NULL) == CZK_OK) {
+        s->gpu_engine = strcmp(es.backend, "cpu") != 0;
+        czk_engine_status_clear(&es);
+    } else {
+        s->gpu_engine = true; /* unknown: the pool, the safe side */
+    }
     pthread_mutex_init(&s->inbox_mu, NULL);
     pthread_mutex_init(&s->pend_mu, NULL);
+    pthread_mutex_init(&s->refusal_mu, NULL);
     s->shutdown_tag = (tag){TAG_SHUTDOWN, NULL};
     czk_status st = czk__reflection_create(&s->refl, czk__descset, czk__descset_len, err);
     if (st != CZK_OK) goto fail_early;
@@ -2167,6 +2320,8 @@ void czk__server_drain(czk_server *s, uint64_t grace_ms, void (*on_stopped)(void
 
 void czk__server_cancel_all(czk_server *s)
 {
+    /* The engine's work too: a drain waiting for its grace stops waiting now. */
+    czk_engine_abort(s->engine);
     if (s->gs) grpc_server_cancel_all_calls(s->gs);
 }
 
@@ -2179,6 +2334,7 @@ void czk__server_free(czk_server *s)
     czk_free(s->threads);
     pthread_mutex_destroy(&s->inbox_mu);
     pthread_mutex_destroy(&s->pend_mu);
+    pthread_mutex_destroy(&s->refusal_mu);
     czk_free(s);
     grpc_shutdown();
 }

@@ -106,6 +106,20 @@ grpc_status_code czk__grpc_code(czk_status s, bool job_lookup);
 /** "OK", "INVALID_ARGUMENT", ... */
 const char *czk__grpc_code_name(grpc_status_code c);
 
+/**
+ * Every string field of a serialized message (nested messages included, `d` its type) is
+ * valid UTF-8 without control characters; else false, with the field's path
+ * ("submit.request_id") in `field` and what is wrong in *fault. Checked on the wire bytes:
+ * protobuf-c's unpacked strings end at their first NUL.
+ */
+bool czk__proto_strings_ok(const struct ProtobufCMessageDescriptor *d, const uint8_t *data,
+                           size_t len, char *field, size_t cap, czk_text_fault *fault);
+/** The field a refusal's message names ("request_id" of "EINVAL: request_id: ..."), or "". */
+void czk__refusal_field(const char *msg, char *out, size_t cap);
+/** n bytes as a log value: quotes, backslashes and control bytes (and, if the bytes are
+ *  not valid UTF-8, every non-ASCII byte) become '?'. */
+void czk__log_text(const char *s, size_t n, char *out, size_t cap);
+
 /* Parsed from and printed as "porep", "snap", "wpost", "winning", "circom". */
 bool czk__kind_parse(const char *s, czk_job_kind *out);
 bool czk__priority_parse(const char *s, czk_job_priority *out);
@@ -132,7 +146,7 @@ czk_status czk__server_start(czk_server **out, czk_engine *engine, const czk_dae
  */
 void czk__server_drain(czk_server *s, uint64_t grace_ms, void (*on_stopped)(void *ctx),
                        void *ctx);
-/** A second signal: cancel every call now. */
+/** A second signal: cancel the engine's work in progress and every call, now. */
 void czk__server_cancel_all(czk_server *s);
 /** Free what is left after on_stopped ran (the engine is the caller's). */
 void czk__server_free(czk_server *s);

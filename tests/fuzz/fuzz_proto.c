@@ -1,6 +1,7 @@
-/* libFuzzer: decoding of every request message the server accepts (protobuf-c), and the
- * reflection service's answer to arbitrary request bytes. The first byte picks the
- * message type. */
+/* libFuzzer: decoding of every request message the server accepts (protobuf-c), the
+ * check of their string fields on the wire bytes (czk__proto_strings_ok, on any bytes, as
+ * it must not trust what protobuf-c accepted), and the reflection service's answer to
+ * arbitrary request bytes. The first byte picks the message type. */
 #include "server.h"
 
 #include "cuzk/v1/proving.pb-c.h"
@@ -18,6 +19,7 @@ static const ProtobufCMessageDescriptor *const descs[] = {
     &czk__v1__await_request__descriptor,         &czk__v1__prove_request__descriptor,
     &czk__v1__list_jobs_request__descriptor,     &czk__v1__watch_job_request__descriptor,
     &czk__v1__get_job_request__descriptor,       &grpc__health__v1__health_check_request__descriptor,
+    &czk__v1__forget_request__descriptor,        &czk__v1__cancel_request__descriptor,
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -32,6 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(czk__reflection_answer(refl, data + 1, size - 1, svc, 1, &n));
         return 0;
     }
+    char field[128];
+    czk_text_fault fault;
+    (void)czk__proto_strings_ok(descs[k], data + 1, size - 1, field, sizeof field, &fault);
     ProtobufCMessage *m = protobuf_c_message_unpack(descs[k], NULL, size - 1, data + 1);
     if (m) {
         /* What decodes must re-encode (the server packs replies from such fields). */

@@ -110,6 +110,9 @@ async function startDaemon({ listen = addr, token = TOKEN, extra = [] } = {}) {
         '[daemon]', `listen = ${listen}`, 'metrics_listen = 127.0.0.1:0', `data_dir = ${path.join(work, 'data')}`,
         `param_dir = ${params}`, `ready_file = ${ready}`, 'max_message_size = 4MiB', 'drain_grace = 20s',
         `auth_token = ${token}`, 'unix_socket_mode = 0600',
+        // Filecoin parameters may be made in memory: the bad-input cases below reach the
+        // payload checks (a missing parameter file is refused before the payload is read).
+        '[params]', 'test_generate = true',
         '[gpus]', 'mode = cpu', '[logging]', 'level = debug', '',
     ].join('\n'));
     const logFile = path.join(work, `czkd-${++daemonRuns}.log`);
@@ -328,9 +331,13 @@ async function testCzkApi() {
 async function testCuzkApiAndErrors() {
     log('cuzk.v1 and bad input');
     const st = await call(cuzkC, 'GetStatus', {});
-    check(st.res && st.res.queues.length === 5 && st.res.total_proofs_completed >= 2, 'cuzk GetStatus', st.err?.details || st.res);
+    check(st.res && st.res.queues.length === 4 && !st.res.queues.some((q) => q.proof_kind === 'circom') &&
+          !st.res.loaded_srs.some((x) => x.circuit_id.startsWith('circom:')) && st.res.total_proofs_completed >= 2,
+          'cuzk GetStatus: the four Filecoin queues, no circom', st.err?.details || st.res);
     const cs = await call(czkC, 'GetStatus', {});
-    check(cs.res?.ready === true && cs.res.backend === 'cpu' && cs.res.engine, 'czk GetStatus: ready, cpu', cs.err?.details);
+    check(cs.res?.ready === true && cs.res.backend === 'cpu' && cs.res.engine?.queues.length === 5 &&
+          cs.res.engine.loaded_srs.some((x) => x.circuit_id === 'circom:small' && x.tier === 'HOT'),
+          'czk GetStatus: ready, cpu, the circom queue and a loaded set HOT', cs.err?.details);
     const m = await call(cuzkC, 'GetMetrics', {});
     check(m.res?.prometheus_text.includes('grpc_server_handled_total{grpc_service="czk.v1.Czk",grpc_method="Submit",grpc_type="unary",grpc_code="OK"}') &&
           m.res.prometheus_text.includes('process_cpu_seconds_total'), 'GetMetrics: engine + gRPC + process metrics');

@@ -86,6 +86,40 @@ static void test_logging(void)
     CHECK(!czk_log_level_parse("verbose", &lv));
 }
 
+/* Ids and names czkd accepts: valid UTF-8 without control characters. */
+static void test_text_check(void)
+{
+    static const struct {
+        const char *s;
+        size_t n;
+        czk_text_fault want;
+        size_t at;
+    } v[] = {
+        {"", 0, CZK_TEXT_OK, 0},
+        {"porep-1000-7", 12, CZK_TEXT_OK, 12},
+        {"wdpost-1000-3-[0 1]", 19, CZK_TEXT_OK, 19},
+        {"\xc3\xa9t\xc3\xa9", 5, CZK_TEXT_OK, 5},         /* é t é */
+        {"\xe6\x97\xa5\xf0\x9f\x98\x80", 7, CZK_TEXT_OK, 7}, /* 日 and an emoji */
+        {"ab\0cd", 5, CZK_TEXT_CONTROL, 2},                /* a NUL inside */
+        {"tab\there", 8, CZK_TEXT_CONTROL, 3},
+        {"del\x7f", 4, CZK_TEXT_CONTROL, 3},
+        {"x\xc2\x85", 3, CZK_TEXT_CONTROL, 1},             /* U+0085, a C1 control */
+        {"x\xff", 2, CZK_TEXT_NOT_UTF8, 1},
+        {"\xc0\x80", 2, CZK_TEXT_NOT_UTF8, 0},             /* an overlong NUL */
+        {"\xe0\x80\xaf", 3, CZK_TEXT_NOT_UTF8, 0},         /* overlong '/' */
+        {"\xed\xa0\x80", 3, CZK_TEXT_NOT_UTF8, 0},         /* a surrogate */
+        {"\xf4\x90\x80\x80", 4, CZK_TEXT_NOT_UTF8, 0},     /* above U+10FFFF */
+        {"ab\xe2\x82", 4, CZK_TEXT_NOT_UTF8, 2},           /* truncated */
+        {"\x80", 1, CZK_TEXT_NOT_UTF8, 0},                 /* a lone continuation */
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        size_t at = 999;
+        czk_text_fault f = czk_text_check(v[i].s, v[i].n, &at);
+        CHECK_MSG(f == v[i].want && at == v[i].at, "vector %zu: fault %d at %zu, want %d at %zu", i,
+                  (int)f, at, (int)v[i].want, v[i].at);
+    }
+}
+
 static void test_alloc(void)
 {
     printf("  allocator: %s\n", czk_allocator_name());
@@ -105,6 +139,7 @@ int main(void)
     czk_test_seed();
     RUN(test_status_table);
     RUN(test_logging);
+    RUN(test_text_check);
     RUN(test_alloc);
     return czk_test_finish();
 }

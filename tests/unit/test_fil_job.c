@@ -260,7 +260,7 @@ static void test_porep(void)
     porep_input(&ein, tjson, tlen);
     /* (A 2 KiB sector has 64 nodes: a re-derived challenge can coincide with the old one,
      * so the first challenge named is not always challenge 0.) */
-    expect_fail(&ein, CZK_EVERIFY, "partition 0 challenge ", "give challenge");
+    expect_fail(&ein, CZK_EMISMATCH, "partition 0 challenge ", "give challenge");
     czk_free(tjson);
     memcpy(c1->seed, keep, 32);
 
@@ -276,7 +276,7 @@ static void test_porep(void)
     c1->vanilla_proofs[0][0].comm_d_proofs.leaf[0] ^= 1;
     tjson = fixture_json(c1, &tlen);
     porep_input(&ein, tjson, tlen);
-    expect_fail(&ein, CZK_EVERIFY, "challenge 0", "comm_d_proofs");
+    expect_fail(&ein, CZK_EMISMATCH, "challenge 0", "comm_d_proofs");
     czk_free(tjson);
     c1->vanilla_proofs[0][0].comm_d_proofs.leaf[0] ^= 1;
 
@@ -354,16 +354,24 @@ static void test_snap(void)
     b = in;
     b.vanilla_proof_lens = short_len;
     expect_fail(&b, CZK_ETRUNCATED, "vanilla_proofs[0]", NULL);
-    /* Another update's comm_r_new: the challenges (derived from it) are not the proofs'.
-     * Which challenge is named first depends on the seed: a 2 KiB sector has few leaves,
-     * so a re-derived challenge can coincide with the proof's (about 1 run in 60 for
-     * challenge 0), and the first one that differs is reported. */
+    /* Another update's commitments: each is named as the request's field, a client fault
+     * (EMISMATCH), before any path that fails to reach it. */
     uint8_t other[32];
     memcpy(other, f->comms.comm_r_new, 32);
     other[0] ^= 1;
     b = in;
     b.comm_r_new = other;
-    expect_fail(&b, CZK_EVERIFY, "partition 0 challenge ", "but the challenge is");
+    expect_fail(&b, CZK_EMISMATCH, "comm_r_new: not Poseidon2", NULL);
+    memcpy(other, f->comms.comm_r_old, 32);
+    other[0] ^= 1;
+    b = in;
+    b.comm_r_old = other;
+    expect_fail(&b, CZK_EMISMATCH, "comm_r_old: not Poseidon2", NULL);
+    memcpy(other, f->comms.comm_d_new, 32);
+    other[0] ^= 1;
+    b = in;
+    b.comm_d_new = other;
+    expect_fail(&b, CZK_EMISMATCH, "comm_d_new: not the TreeDNew root", NULL);
     /* A tampered TreeRNew leaf in challenge 3. */
     czk_snap_challenge_proof *cp = &f->partitions[0]->challenge_proofs[3];
     cp->proof_r_new.leaf[1] ^= 2;
@@ -375,7 +383,7 @@ static void test_snap(void)
     b = in;
     b.vanilla_proofs = tvp;
     b.vanilla_proof_lens = tvl;
-    expect_fail(&b, CZK_EVERIFY, "challenge 3", "proof_r_new");
+    expect_fail(&b, CZK_EMISMATCH, "challenge 3", "proof_r_new");
     cp->proof_r_new.leaf[1] ^= 2;
     czk_free(tb);
     czk_free(pb);
@@ -462,7 +470,7 @@ static void test_post(void)
         rnd[5] ^= 1;
         b = r.in;
         b.randomness = rnd;
-        expect_fail(&b, CZK_EVERIFY, "inclusion_proofs[", "but the randomness challenges leaf");
+        expect_fail(&b, CZK_EMISMATCH, "inclusion_proofs[", "but the randomness challenges leaf");
         /* Truncated bincode, and too many sectors. */
         size_t l2[1] = {r.lens[0] - 1};
         b = r.in;
@@ -477,7 +485,7 @@ static void test_post(void)
         expect_fail(&b, CZK_EINVAL, "vanilla_proofs", "3");
         /* A comm_r that is not the sector's. */
         r.bufs[0][8] ^= 1;
-        expect_fail(&r.in, CZK_EVERIFY, "comm_r", NULL);
+        expect_fail(&r.in, CZK_EMISMATCH, "comm_r", NULL);
         r.bufs[0][8] ^= 1;
         post_req_free(&r);
     }

@@ -1,9 +1,11 @@
 /* The thread pool: every task runs exactly once, worker indices are in range, nested runs
- * complete, and many back-to-back runs neither lose nor repeat tasks. */
+ * complete, many back-to-back runs neither lose nor repeat tasks, and a thread's cancel
+ * flag reaches the tasks of its runs (nested ones and other pools' too), no one else's. */
 #include "czk/pool.h"
 #include "czk_test.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
@@ -125,11 +127,92 @@ static void test_nice(void)
     CHECK(getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid)) == base);
 }
 
+/* Tasks record whether they see their run cancelled; task `trip` sets the flag. */
+struct cancel_ctx {
+    int *flag;
+    size_t trip;
+    czk_pool *other; /* a run on another pool from inside a task */
+    atomic_int seen_before, seen_after, nested_seen, ran;
+};
+
+static void nested_task(void *p, size_t i, unsigned w)
+{
+    (void)i;
+    (void)w;
+    struct cancel_ctx *c = p;
+    if (czk_pool_cancelled()) atomic_fetch_add(&c->nested_seen, 1);
+}
+
+static void cancel_task(void *p, size_t i, unsigned w)
+{
+    (void)w;
+    struct cancel_ctx *c = p;
+    atomic_fetch_add(&c->ran, 1);
+    if (i == c->trip) __atomic_store_n(c->flag, 1, __ATOMIC_RELAXED);
+    if (czk_pool_cancelled()) {
+        atomic_fetch_add(i < c->trip ? &c->seen_before : &c->seen_after, 1);
+        if (i == c->trip + 1 && c->other != NULL) czk_pool_run(c->other, 8, nested_task, c);
+    }
+}
+
+struct probe_arg {
+    czk_pool *pool;
+    bool seen;
+};
+
+static void probe_task(void *p, size_t i, unsigned w)
+{
+    (void)i;
+    (void)w;
+    struct probe_arg *a = p;
+    if (czk_pool_cancelled()) a->seen = true;
+}
+
+static void *other_thread(void *p)
+{
+    struct probe_arg *a = p;
+    czk_pool_run(a->pool, 64, probe_task, a);
+    return NULL;
+}
+
+static void test_cancel(void)
+{
+    czk_pool *pool = NULL, *other = NULL;
+    CHECK_STATUS(czk_pool_create(&pool, 4, NULL), CZK_OK);
+    CHECK_STATUS(czk_pool_create(&other, 2, NULL), CZK_OK);
+    CHECK(!czk_pool_cancelled());
+    int flag = 0;
+    czk_pool_set_cancel(&flag);
+    CHECK(!czk_pool_cancelled());
+    /* Serial (one task at a time on the caller), so the order is the task order. */
+    struct cancel_ctx c = {&flag, 100, other, 0, 0, 0, 0};
+    czk_pool_run(NULL, 1000, cancel_task, &c);
+    CHECK(atomic_load(&c.seen_before) == 0 && atomic_load(&c.seen_after) == 900);
+    CHECK(atomic_load(&c.nested_seen) == 8 && atomic_load(&c.ran) == 1000);
+    CHECK(czk_pool_cancelled());
+    /* On the pool's workers too: every task after the flag was set sees it. */
+    flag = 0;
+    struct cancel_ctx d = {&flag, 5, NULL, 0, 0, 0, 0};
+    czk_pool_run(pool, 10000, cancel_task, &d);
+    CHECK(atomic_load(&d.seen_after) >= 1 && atomic_load(&d.ran) == 10000);
+    /* Another thread without a flag is not cancelled, on the same pool. */
+    struct probe_arg a = {pool, false};
+    pthread_t t;
+    pthread_create(&t, NULL, other_thread, &a);
+    pthread_join(t, NULL);
+    CHECK(!a.seen);
+    czk_pool_set_cancel(NULL);
+    CHECK(!czk_pool_cancelled());
+    czk_pool_destroy(other);
+    czk_pool_destroy(pool);
+}
+
 int main(void)
 {
     czk_test_seed();
     RUN(test_pool_sizes);
     RUN(test_nested);
     RUN(test_nice);
+    RUN(test_cancel);
     return czk_test_finish();
 }

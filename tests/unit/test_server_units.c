@@ -171,6 +171,7 @@ static void test_status_mapping(void)
         {CZK_EBUSY, GRPC_STATUS_UNAVAILABLE},
         {CZK_ERESOURCE, GRPC_STATUS_RESOURCE_EXHAUSTED},
         {CZK_EINTERNAL, GRPC_STATUS_INTERNAL},
+        {CZK_EMISMATCH, GRPC_STATUS_INVALID_ARGUMENT},
     };
     /* Every status is in the table above: a new one must get a deliberate mapping. */
     CHECK_MSG(sizeof want / sizeof want[0] == CZK_STATUS_COUNT, "%zu statuses mapped, %d exist",

@@ -393,7 +393,7 @@ static void test_json_malformed(void)
     mutate_expect(VP "1/labeling_proofs/0/layer_index", json_integer(0), CZK_EINVAL,
                   "labeling_proofs[0].layer_index is 0", "expected 1");
     mutate_expect("comm_r/0", FLIP, CZK_EVERIFY, "comm_r", "Poseidon2");
-    mutate_expect("comm_d/3", FLIP, CZK_EVERIFY, "comm_d_proofs.root", "expected");
+    mutate_expect("comm_d/3", FLIP, CZK_EVERIFY, "comm_d: the C1's comm_d", "comm_d_proofs.root");
 
     /* A column of the wrong node in a parent's place. */
     czk_err e3;
