@@ -375,6 +375,9 @@ char *czk_engine_metrics_text(czk_engine *e)
             e->reserved + e->params_bytes + ps.free_bytes);
     tprintf(&t, "# TYPE czk_param_cache_bytes gauge\nczk_param_cache_bytes %" PRIu64 "\n",
             e->params_bytes);
+    tprintf(&t, "# HELP czk_queued_payload_bytes Request payloads held by unfinished jobs.\n"
+                "# TYPE czk_queued_payload_bytes gauge\nczk_queued_payload_bytes %" PRIu64 "\n",
+            e->payload_bytes);
     tprintf(&t, "# HELP czk_verification_failures_total Proofs that failed self-verification.\n"
                 "# TYPE czk_verification_failures_total counter\n"
                 "czk_verification_failures_total %" PRIu64 "\n",

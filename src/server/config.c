@@ -437,6 +437,7 @@ czk_status czk__config_to_engine(const czk_daemon_config *c, czk_engine_config *
     ec->retention_s = c->retention_ms / 1000 ? c->retention_ms / 1000 : 1;
     ec->srs_idle_evict_s = c->srs_idle_evict_ms / 1000 ? c->srs_idle_evict_ms / 1000 : 1;
     ec->max_queued_jobs = (unsigned)c->max_queued_jobs;
+    ec->max_queued_bytes = c->max_queued_bytes;
     if (!strcmp(c->gpu_mode, "auto")) ec->gpu_mode = 0;
     else if (!strcmp(c->gpu_mode, "cpu")) ec->gpu_mode = 1;
     else if (!strcmp(c->gpu_mode, "gpu")) ec->gpu_mode = 2;
