@@ -1896,6 +1896,34 @@ char *czk__server_metrics_text(czk_server *s)
     sb_printf(&b, "# HELP grpc_server_calls_in_flight Calls the server holds now.\n"
                   "# TYPE grpc_server_calls_in_flight gauge\ngrpc_server_calls_in_flight %d\n",
               atomic_load(&s->calls_held));
+    czk_listener_stats ls;
+    czk__listener_stats(s->listener, &ls);
+    sb_printf(&b, "# HELP czk_grpc_connections gRPC connections open, and the limit (daemon.max_connections).\n"
+                  "# TYPE czk_grpc_connections gauge\nczk_grpc_connections %llu\n"
+                  "# TYPE czk_grpc_connections_max gauge\nczk_grpc_connections_max %llu\n"
+                  "# TYPE czk_grpc_connections_accepted_total counter\n"
+                  "czk_grpc_connections_accepted_total %llu\n"
+                  "# HELP czk_grpc_connections_refused_total Connections closed on accept: at the limit, "
+                  "or with no file descriptor left.\n"
+                  "# TYPE czk_grpc_connections_refused_total counter\n"
+                  "czk_grpc_connections_refused_total{reason=\"limit\"} %llu\n"
+                  "czk_grpc_connections_refused_total{reason=\"no_fds\"} %llu\n"
+                  "# HELP czk_grpc_connections_closed_total Connections closed by czkd: silent past "
+                  "daemon.handshake_timeout, or cancelling calls past daemon.max_client_resets.\n"
+                  "# TYPE czk_grpc_connections_closed_total counter\n"
+                  "czk_grpc_connections_closed_total{reason=\"idle\"} %llu\n"
+                  "czk_grpc_connections_closed_total{reason=\"resets\"} %llu\n",
+              (unsigned long long)ls.open, (unsigned long long)ls.max, (unsigned long long)ls.accepted,
+              (unsigned long long)ls.refused_limit, (unsigned long long)ls.refused_fds,
+              (unsigned long long)ls.closed_idle, (unsigned long long)ls.closed_resets);
+    uint64_t h_refused, h_timed_out;
+    czk__http_counts(s->http, &h_refused, &h_timed_out);
+    sb_printf(&b, "# HELP czk_http_connections_refused_total HTTP connections closed on accept at "
+                  "daemon.metrics_max_connections.\n"
+                  "# TYPE czk_http_connections_refused_total counter\nczk_http_connections_refused_total %llu\n"
+                  "# HELP czk_http_requests_timed_out_total HTTP requests not whole within daemon.metrics_timeout.\n"
+                  "# TYPE czk_http_requests_timed_out_total counter\nczk_http_requests_timed_out_total %llu\n",
+              (unsigned long long)h_refused, (unsigned long long)h_timed_out);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
