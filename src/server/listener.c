@@ -79,6 +79,8 @@ struct czk_listener {
     int nsock;
     lsock socks[MAX_SOCKETS];
     int reserve_fd; /* freed to take a connection off the queue when descriptors run out */
+    uv_timer_t fd_timer; /* while out of descriptors: looks for some coming back */
+    bool fd_timer_open, fd_timer_running;
     unsigned max_connections;
     uint64_t handshake_ms;
     unsigned max_resets;
@@ -430,11 +432,33 @@ static void take_connection(czk_listener *l, int fd, bool tcp)
     uv_poll_start(&c->poll, UV_READABLE | UV_DISCONNECT, on_first_bytes);
 }
 
+/* Out of descriptors, health says NOT_SERVING until one is free again: noticed here even
+ * when no connection arrives to be accepted. */
+static void on_fd_timer(uv_timer_t *t)
+{
+    czk_listener *l = t->data;
+    int probe = l->reserve_fd >= 0 ? fcntl(l->reserve_fd, F_DUPFD_CLOEXEC, 0) : open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (probe < 0) return;
+    if (l->reserve_fd < 0) l->reserve_fd = probe;
+    else close(probe);
+    atomic_store(&l->out_of_fds, false);
+    l->fd_timer_running = false;
+    uv_timer_stop(t);
+    if (l->warned_fds) {
+        l->warned_fds = false;
+        CZK_LOG_INFO("grpc listener has file descriptors again: accepting", NULL);
+    }
+}
+
 /* accept4 failed for want of descriptors: free the reserved one, take the connection off
  * the queue and close it, so that the peer hears at once and the queue cannot wedge. */
 static void refuse_without_fds(czk_listener *l, lsock *s)
 {
     atomic_store(&l->out_of_fds, true);
+    if (l->fd_timer_open && !l->fd_timer_running) {
+        l->fd_timer_running = true;
+        uv_timer_start(&l->fd_timer, on_fd_timer, 250, 250);
+    }
     atomic_fetch_add(&l->refused_fds, 1);
     if (!l->warned_fds) {
         l->warned_fds = true;
@@ -605,6 +629,13 @@ static czk_status bind_tcp(czk_listener *l, const char *addr, int *port, czk_err
 /* Public                                                                                */
 /* ----------------------------------------------------------------------------------- */
 
+static void fd_timer_closed(uv_handle_t *h)
+{
+    czk_listener *l = h->data;
+    l->handles--;
+    listener_maybe_free(l);
+}
+
 static void sock_closed(uv_handle_t *h)
 {
     lsock *s = h->data;
@@ -646,6 +677,10 @@ czk_status czk__listener_start(czk_listener **out, uv_loop_t *loop, const czk_li
         listener_maybe_free(l);
         return st;
     }
+    uv_timer_init(loop, &l->fd_timer);
+    l->fd_timer.data = l;
+    l->fd_timer_open = true;
+    l->handles++;
     for (int i = 0; i < l->nsock; i++) {
         lsock *s = &l->socks[i];
         s->l = l;
@@ -706,6 +741,10 @@ void czk__listener_close(czk_listener *l)
 {
     if (!l || l->closed) return;
     l->closed = true;
+    if (l->fd_timer_open) {
+        l->fd_timer_open = false;
+        uv_close((uv_handle_t *)&l->fd_timer, fd_timer_closed);
+    }
     for (int i = 0; i < l->nsock; i++) {
         lsock *s = &l->socks[i];
         if (!s->open) continue;
