@@ -108,10 +108,13 @@ if(CZK_TESTS)
       add_dependencies(${t} czkd czk)
     endif()
   endforeach()
-  # The edge tests (tests/peers/edge_e2e.mjs); the unix-socket case preloads a chmod that
-  # sleeps (tests/e2e/slow_chmod.c) to widen any window between bind and chmod.
+  # The edge tests (tests/peers/edge_e2e.mjs) preload two fault injectors: a chmod that
+  # sleeps (widens any window between bind and chmod) and an accept4 that fails with
+  # EMFILE on demand (the listener's recovery from running out of descriptors).
   add_library(czk_slow_chmod SHARED ${CMAKE_SOURCE_DIR}/tests/e2e/slow_chmod.c)
   target_link_libraries(czk_slow_chmod PRIVATE ${CMAKE_DL_LIBS})
+  add_library(czk_emfile_accept SHARED ${CMAKE_SOURCE_DIR}/tests/e2e/emfile_accept.c)
+  target_link_libraries(czk_emfile_accept PRIVATE ${CMAKE_DL_LIBS})
   foreach(t test_edge_config test_edge_limits)
     if(TARGET ${t})
       add_dependencies(${t} czkd czk)
@@ -122,6 +125,10 @@ if(CZK_TESTS)
   if(TARGET test_edge_config)
     add_dependencies(test_edge_config czk_slow_chmod)
     target_compile_definitions(test_edge_config PRIVATE CZK_SLOW_CHMOD="$<TARGET_FILE:czk_slow_chmod>")
+  endif()
+  if(TARGET test_edge_limits)
+    add_dependencies(test_edge_limits czk_emfile_accept)
+    target_compile_definitions(test_edge_limits PRIVATE CZK_EMFILE_ACCEPT="$<TARGET_FILE:czk_emfile_accept>")
   endif()
   if(TARGET test_grpc_e2e_filecoin)
     add_dependencies(test_grpc_e2e_filecoin czkd czk)

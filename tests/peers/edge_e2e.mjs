@@ -3,13 +3,14 @@
 // net/http2 (raw HTTP/2 frames where a client library would not misbehave on purpose)
 // and @grpc/grpc-js for the well-behaved side.
 //
-// usage: node edge_e2e.mjs CZKD CZK PROTO_DIR GRPC_PROTO_DIR WORK_DIR config|limits [SLOW_CHMOD_SO]
+// usage: node edge_e2e.mjs CZKD CZK PROTO_DIR GRPC_PROTO_DIR WORK_DIR config|limits [PRELOAD_SO]
 //   config: a token source that yields no token, TLS material gRPC would only report as
 //           "cannot bind", HTTP details (431, 413/400, 408, HEAD, the connection cap),
 //           the unix socket's mode from its first instant (SLOW_CHMOD_SO widens the
 //           window a chmod after bind would leave);
-//   limits: descriptor exhaustion and the listener's recovery, memory before
-//           authentication, a gzip bomb, HTTP/2 rapid reset, bytes of queued payloads.
+//   limits: descriptor exhaustion and the listener's recovery (PRELOAD_SO: an accept4
+//           that fails with EMFILE on demand), memory before authentication, a gzip
+//           bomb, HTTP/2 rapid reset, bytes of queued payloads.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, statSync, chmodSync } from 'node:fs';
 import http2 from 'node:http2';
@@ -19,7 +20,9 @@ import zlib from 'node:zlib';
 import grpc from '@grpc/grpc-js';
 import protoLoader from '@grpc/proto-loader';
 
-const [czkd, czk, protoDir, grpcProtoDir, work, mode, slowChmod] = process.argv.slice(2);
+const [czkd, czk, protoDir, grpcProtoDir, work, mode, preload] = process.argv.slice(2);
+const slowChmod = mode.startsWith('config') ? preload : null;
+const emfileAccept = mode.startsWith('limits') ? preload : null;
 if (!mode) {
     console.error('usage: node edge_e2e.mjs CZKD CZK PROTO_DIR GRPC_PROTO_DIR WORK_DIR config|limits [SLOW_CHMOD_SO]');
     process.exit(2);
@@ -479,6 +482,49 @@ async function testFdExhaustion() {
     await stopDaemon(d2);
 }
 
+// accept4 failing with EMFILE (injected on every other call, as when a descriptor must be
+// freed to take each connection): the connections are refused, health says NOT_SERVING,
+// and the listener serves again once descriptors are back.
+async function testEmfile() {
+    log('accept4 fails with EMFILE: refused at once, NOT_SERVING, served again after');
+    if (!emfileAccept) { console.log('# no EMFILE injector given: skipped'); return; }
+    const flag = path.join(work, 'emfile.flag');
+    rmSync(flag, { force: true });
+    const d = await startDaemon('emfile', ['listen = 127.0.0.1:0'], { env: { LD_PRELOAD: emfileAccept, CZK_TEST_EMFILE: flag } });
+    if (!d.info) { check(false, 'czkd starts with the EMFILE injector', d.log().slice(-600)); return; }
+    const t = target(d);
+    const health = mkClient(pkg.grpc.health.v1.Health, t);
+    check(await healthOf(health) === 'SERVING', 'before: SERVING');
+    writeFileSync(flag, String(d.info.grpc_port));
+    let refused = 0, tried = 0;
+    const statuses = [];
+    const t1 = Date.now();
+    while (Date.now() - t1 < 1500) {
+        tried++;
+        const s = net.connect(d.info.grpc_port, '127.0.0.1');
+        s.on('error', () => {});
+        const closedAt = new Promise((r) => { s.on('close', () => r(true)); setTimeout(() => r(false), 300); });
+        statuses.push(await healthOf(health, 2000));
+        if (await closedAt) refused++;
+        s.destroy();
+    }
+    log(`injected EMFILE: ${refused} of ${tried} connections refused; health said ${[...new Set(statuses)].join(', ')}`);
+    check(refused >= tried / 2, 'while accept4 fails with EMFILE, connections are closed at once', { refused, tried });
+    check(statuses.filter((x) => x === 'NOT_SERVING').length >= statuses.length / 2, 'and health says NOT_SERVING', statuses);
+    const m = await rawHttp(d.info.metrics_port, 'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n');
+    const noFds = Number((/^czk_grpc_connections_refused_total\{reason="no_fds"\} (\d+)/m.exec(m.data) || [])[1] || -1);
+    check(noFds >= refused / 2, 'czk_grpc_connections_refused_total{reason="no_fds"} counts them', noFds);
+    rmSync(flag, { force: true });
+    await sleep(600);
+    check(await healthOf(health) === 'SERVING', 'descriptors back: SERVING again without a new connection');
+    const fresh = mkClient(pkg.czk.v1.Czk, t);
+    const st = await call(fresh, 'GetStatus', {}, { token: '', deadlineMs: 8000 });
+    check(!st.err && st.res?.ready === true, 'and a new connection\'s call is served', st.err?.details);
+    fresh.close();
+    health.close();
+    check((await stopDaemon(d))?.code === 0, 'SIGTERM: exit 0');
+}
+
 async function testMemoryBeforeAuth() {
     log('memory before authentication: messages are read only after the token is checked');
     const SIZE = 48 << 20, N = 8;
@@ -680,7 +726,7 @@ async function testQueuedBytes() {
 // MODE may name one case to run alone: limits:testRapidReset.
 const [group, only] = mode.split(':');
 let cases = group === 'config' ? [testFailClosed, testHttp, testUnixSocketMode]
-          : group === 'limits' ? [testFdExhaustion, testMemoryBeforeAuth, testGzipBomb, testRapidReset, testQueuedBytes]
+          : group === 'limits' ? [testFdExhaustion, testEmfile, testMemoryBeforeAuth, testGzipBomb, testRapidReset, testQueuedBytes]
           : null;
 if (!cases) { console.error(`unknown mode ${mode}`); process.exit(2); }
 if (only) cases = cases.filter((f) => f.name === only);
