@@ -35,7 +35,8 @@ typedef struct opt {
 
 static const opt opts[] = {
     {"daemon", "listen", T_STR, O(listen), "127.0.0.1:9820", 0, 0,
-     "gRPC address: host:port (0.0.0.0:9820 for every interface) or unix:PATH"},
+     "gRPC address: host:port (0.0.0.0:9820: every IPv4 interface, [::]:9820: IPv4 and IPv6) "
+     "or unix:PATH"},
     {"daemon", "metrics_listen", T_STR, O(metrics_listen), "127.0.0.1:9821", 0, 0,
      "HTTP address of /metrics, /status and /healthz (host:port); empty turns it off"},
     {"daemon", "data_dir", T_STR, O(data_dir), "./czk-data", 0, 0,
