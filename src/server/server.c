@@ -54,8 +54,11 @@
 #define HW_POLL_MS 250
 /* Requests of the methods that need no token (health) whose messages are read at once:
  * what a peer without the token can make czkd hold is this many max_message_size
- * messages. A health request is a few bytes; two let a probe through a slow one. */
+ * messages. A health request is a few bytes; two let a probe through a slow one. Up to
+ * UNAUTH_WAITING more wait (a burst of 200 checks at once is served), each holding its
+ * 64 KiB window; beyond that they are answered RESOURCE_EXHAUSTED at once. */
 #define UNAUTH_RECEIVES 2
+#define UNAUTH_WAITING 256
 
 typedef enum tag_kind { TAG_NEW, TAG_CLOSE, TAG_SEND, TAG_RECV, TAG_STATUS, TAG_SHUTDOWN } tag_kind;
 
@@ -142,9 +145,11 @@ enum { RPC_LIST_PENDING = 0, RPC_LIST_HEALTH = 1 };
  * rest wait for a slot, each holding no more than its stream's flow-control window. A
  * slot is held until the message's bytes are freed (after decoding). */
 enum { POOL_AUTH = 0, POOL_UNAUTH = 1 };
+enum { POOL_GOT, POOL_QUEUED, POOL_FULL };
 typedef struct recv_pool {
     pthread_mutex_t mu;
     unsigned busy, max;
+    unsigned waiting, max_waiting; /* max_waiting 0: no limit */
     struct rpc *head, *tail;
 } recv_pool;
 
@@ -529,7 +534,7 @@ static bool authorized(const rpc *r)
 }
 
 static bool decode_request(rpc *r);
-static bool pool_acquire(czk_server *s, int which, rpc *r);
+static int pool_acquire(czk_server *s, int which, rpc *r);
 static void start_request_recv(rpc *r);
 
 /* Handlers copy what outlives them (the job id), so the request is freed once they
@@ -598,23 +603,31 @@ static void on_new_call(czk_server *s, rpc *r)
         return;
     }
     /* The handler's reference travels with the call into the pool's queue. */
-    if (pool_acquire(s, m->no_auth ? POOL_UNAUTH : POOL_AUTH, r)) start_request_recv(r);
+    int got = pool_acquire(s, m->no_auth ? POOL_UNAUTH : POOL_AUTH, r);
+    if (got == POOL_GOT) {
+        start_request_recv(r);
+    } else if (got == POOL_FULL) {
+        reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "too many calls without a token being read at once; retry", NULL);
+        rpc_unref(r);
+    }
 }
 
 /* ----------------------------------------------------------------------------------- */
 /* Reading requests: after the token check, a bounded number at once                    */
 /* ----------------------------------------------------------------------------------- */
 
-/* A slot for r (true), or r waits in the pool's queue for one (false). */
-static bool pool_acquire(czk_server *s, int which, rpc *r)
+/* A slot for r (POOL_GOT), or r waits in the pool's queue for one (POOL_QUEUED), or the
+ * queue is full (POOL_FULL: r holds nothing). */
+static int pool_acquire(czk_server *s, int which, rpc *r)
 {
     recv_pool *p = &s->pools[which];
-    r->recv_pool = which;
     pthread_mutex_lock(&p->mu);
-    bool got = p->busy < p->max;
-    if (got) {
+    int got = p->busy < p->max ? POOL_GOT : p->max_waiting && p->waiting >= p->max_waiting ? POOL_FULL : POOL_QUEUED;
+    if (got != POOL_FULL) r->recv_pool = which;
+    if (got == POOL_GOT) {
         p->busy++;
-    } else {
+    } else if (got == POOL_QUEUED) {
+        p->waiting++;
         r->pool_next = NULL;
         if (p->tail) p->tail->pool_next = r;
         else p->head = r;
@@ -637,6 +650,7 @@ static void drop_payload(rpc *r)
     if (next) {
         p->head = next->pool_next;
         if (!p->head) p->tail = NULL;
+        p->waiting--;
     } else {
         p->busy--;
     }
@@ -2114,6 +2128,7 @@ czk_status czk__server_start(czk_server **out, czk_engine *engine, const czk_dae
     for (int i = 0; i < 2; i++) pthread_mutex_init(&s->pools[i].mu, NULL);
     s->pools[POOL_AUTH].max = (unsigned)cfg->max_concurrent_receives;
     s->pools[POOL_UNAUTH].max = UNAUTH_RECEIVES;
+    s->pools[POOL_UNAUTH].max_waiting = UNAUTH_WAITING;
     s->shutdown_tag = (tag){TAG_SHUTDOWN, NULL};
     bool tls = cfg->tls_cert[0] != 0;
     czk_tls_files pem = {0};
