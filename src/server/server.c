@@ -55,10 +55,11 @@
 /* Requests of the methods that need no token (health) whose messages are read at once:
  * what a peer without the token can make czkd hold is this many max_message_size
  * messages. A health request is a few bytes; two let a probe through a slow one. Up to
- * UNAUTH_WAITING more wait (a burst of 200 checks at once is served), each holding its
- * 64 KiB window; beyond that they are answered RESOURCE_EXHAUSTED at once. */
+ * UNAUTH_WAITING more wait (a burst of 200 checks at once is served), each holding at
+ * most its 64 KiB window (64 MiB in all); beyond that they are answered
+ * RESOURCE_EXHAUSTED at once. */
 #define UNAUTH_RECEIVES 2
-#define UNAUTH_WAITING 256
+#define UNAUTH_WAITING 1024
 
 typedef enum tag_kind { TAG_NEW, TAG_CLOSE, TAG_SEND, TAG_RECV, TAG_STATUS, TAG_SHUTDOWN } tag_kind;
 
@@ -98,6 +99,8 @@ struct rpc {
     grpc_byte_buffer *payload; /* the request's message, once read */
     int recv_pool;             /* the receive pool whose slot the message holds, or -1 */
     struct rpc *pool_next;     /* waiting for a slot */
+    bool pool_queued;          /* in its pool's queue (under the pool's lock) */
+    int queued_pool;           /* the pool it was queued in, or -1 (its cq thread only) */
     grpc_call_details details;
     int cancelled;
     atomic_int refs;
@@ -316,6 +319,7 @@ static rpc *rpc_new(czk_server *s, int midx, int cq)
     r->t_recv = (tag){TAG_RECV, r};
     r->t_status = (tag){TAG_STATUS, r};
     r->recv_pool = -1;
+    r->queued_pool = -1;
     grpc_metadata_array_init(&r->md);
     grpc_call_details_init(&r->details);
     pthread_mutex_init(&r->mu, NULL);
@@ -535,6 +539,7 @@ static bool authorized(const rpc *r)
 
 static bool decode_request(rpc *r);
 static int pool_acquire(czk_server *s, int which, rpc *r);
+static void pool_leave(rpc *r);
 static void start_request_recv(rpc *r);
 
 /* Handlers copy what outlives them (the job id), so the request is freed once they
@@ -628,6 +633,8 @@ static int pool_acquire(czk_server *s, int which, rpc *r)
         p->busy++;
     } else if (got == POOL_QUEUED) {
         p->waiting++;
+        r->pool_queued = true;
+        r->queued_pool = which;
         r->pool_next = NULL;
         if (p->tail) p->tail->pool_next = r;
         else p->head = r;
@@ -651,6 +658,7 @@ static void drop_payload(rpc *r)
         p->head = next->pool_next;
         if (!p->head) p->tail = NULL;
         p->waiting--;
+        next->pool_queued = false;
     } else {
         p->busy--;
     }
@@ -658,6 +666,30 @@ static void drop_payload(rpc *r)
     /* A call that was cancelled while it waited fails its read at once, which passes the
      * slot on again: a drain is never held up by the queue. */
     if (next) start_request_recv(next);
+}
+
+/* A call cancelled while it waits for a slot leaves the queue at once, with the handler's
+ * reference: a flood of streams opened and reset must not fill the queue with dead ones. */
+static void pool_leave(rpc *r)
+{
+    if (r->queued_pool < 0) return;
+    recv_pool *p = &r->srv->pools[r->queued_pool];
+    pthread_mutex_lock(&p->mu);
+    bool found = false;
+    if (r->pool_queued) {
+        for (rpc **pp = &p->head, *prev = NULL; *pp; prev = *pp, pp = &(*pp)->pool_next) {
+            if (*pp != r) continue;
+            *pp = r->pool_next;
+            if (p->tail == r) p->tail = prev;
+            found = true;
+            break;
+        }
+        r->pool_queued = false;
+        p->waiting--;
+        r->recv_pool = -1;
+    }
+    pthread_mutex_unlock(&p->mu);
+    if (found) rpc_unref(r);
 }
 
 /* Batch R: the request's one message (the handler's reference is held meanwhile). */
@@ -1062,6 +1094,7 @@ static void start_await(rpc *r, const char *job_id, uint64_t timeout_ms)
 static void on_cancelled(rpc *r)
 {
     try_finish(r); /* nothing more will be sent */
+    pool_leave(r);
     cancel_registration(r);
     if (r->timeout_ms) {
         rpc_ref(r);

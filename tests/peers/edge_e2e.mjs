@@ -668,8 +668,18 @@ async function testRapidReset() {
     const m = await rawHttp(d.info.metrics_port, 'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n');
     const cut = Number((/^czk_grpc_connections_closed_total\{reason="resets"\} (\d+)/m.exec(m.data) || [])[1] || -1);
     check(cut >= 1, 'czk_grpc_connections_closed_total{reason="resets"} counts it', cut);
+    // Another client is served, at the latest once the calls the flood left behind have
+    // drained (a health call finding the token-less queue full is refused at once).
     const h = mkClient(pkg.grpc.health.v1.Health, target(d));
-    check(await healthOf(h) === 'SERVING', 'other connections are served (SERVING)');
+    const t1 = Date.now();
+    const seen = [];
+    while (Date.now() - t1 < 3000) {
+        seen.push(await healthOf(h));
+        if (seen.at(-1) === 'SERVING') break;
+        await sleep(100);
+    }
+    log(`health on another connection after the flood: ${seen.join(', ')} (${Date.now() - t1} ms)`);
+    check(seen.at(-1) === 'SERVING', 'another connection is served (SERVING within 3 s)', seen);
     h.close();
     // A client that cancels an ordinary number of calls keeps its connection.
     const c = mkClient(pkg.czk.v1.Czk, target(d));
