@@ -31,6 +31,7 @@
 #include <grpc/support/log.h>
 #include <grpc/support/time.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -2128,8 +2129,22 @@ static czk_status make_tls_dir(czk_server *s, const czk_daemon_config *cfg, czk_
 {
     const char *base = cfg->data_dir[0] ? cfg->data_dir : "./czk-data";
     char abs[PATH_MAX];
-    if (!realpath(base, abs) || strlen(abs) + sizeof "/.czkd-tls-XXXXXX/grpc.sock" > 100)
+    if (!realpath(base, abs) || strlen(abs) + sizeof "/.czkd-tls-XXXXXX/grpc.sock" > 100) {
         snprintf(abs, sizeof abs, "%s", P_tmpdir);
+    } else {
+        /* The engine holds data_dir's lock, so a directory left there by a czkd that was
+         * killed is nobody's: remove it. */
+        DIR *d = opendir(abs);
+        for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+            if (strncmp(e->d_name, ".czkd-tls-", 10) != 0) continue;
+            char p[PATH_MAX + 300];
+            snprintf(p, sizeof p, "%s/%s/grpc.sock", abs, e->d_name);
+            unlink(p);
+            snprintf(p, sizeof p, "%s/%s", abs, e->d_name);
+            rmdir(p);
+        }
+        if (d) closedir(d);
+    }
     if (snprintf(s->tls_dir, sizeof s->tls_dir, "%s/.czkd-tls-XXXXXX", abs) >= (int)sizeof s->tls_dir ||
         !mkdtemp(s->tls_dir)) {
         s->tls_dir[0] = 0;
