@@ -122,7 +122,7 @@ struct lconn {
     } front;
     uv_pipe_t back;
     uv_connect_t connect_req;
-    bool back_connected, front_paused, back_paused;
+    bool front_paused, back_paused;
 };
 
 static uint64_t now_ms(void)
@@ -347,7 +347,6 @@ static void relay_connected(uv_connect_t *req, int status)
         conn_end(c);
         return;
     }
-    c->back_connected = true;
     uv_read_start((uv_stream_t *)&c->front, relay_alloc, relay_read);
     uv_read_start((uv_stream_t *)&c->back, relay_alloc, relay_read);
 }
@@ -373,6 +372,23 @@ static void relay_start(czk_listener *l, lconn *c)
 /* ----------------------------------------------------------------------------------- */
 /* Accepting                                                                             */
 /* ----------------------------------------------------------------------------------- */
+
+static void on_fd_timer(uv_timer_t *t);
+
+/* No descriptor left: NOT_SERVING until the timer finds one free again. */
+static void note_out_of_fds(czk_listener *l)
+{
+    atomic_store(&l->out_of_fds, true);
+    if (l->fd_timer_open && !l->fd_timer_running) {
+        l->fd_timer_running = true;
+        uv_timer_start(&l->fd_timer, on_fd_timer, 250, 250);
+    }
+    if (!l->warned_fds) {
+        l->warned_fds = true;
+        CZK_LOG_WARN("grpc listener: no file descriptor left; refusing connections until some are closed",
+                     "connections=%u", atomic_load(&l->nconns));
+    }
+}
 
 static void take_connection(czk_listener *l, int fd, bool tcp)
 {
@@ -417,6 +433,7 @@ static void take_connection(czk_listener *l, int fd, bool tcp)
     c->watch_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (c->watch_fd < 0 || uv_poll_init(l->loop, &c->poll, c->watch_fd) != 0) {
         /* Without its duplicate the connection could not be watched: refuse it. */
+        if (c->watch_fd < 0) note_out_of_fds(l);
         atomic_fetch_add(&l->refused_fds, 1);
         c->handles = 0;
         conn_free_if_done(c);
@@ -454,17 +471,8 @@ static void on_fd_timer(uv_timer_t *t)
  * the queue and close it, so that the peer hears at once and the queue cannot wedge. */
 static void refuse_without_fds(czk_listener *l, lsock *s)
 {
-    atomic_store(&l->out_of_fds, true);
-    if (l->fd_timer_open && !l->fd_timer_running) {
-        l->fd_timer_running = true;
-        uv_timer_start(&l->fd_timer, on_fd_timer, 250, 250);
-    }
+    note_out_of_fds(l);
     atomic_fetch_add(&l->refused_fds, 1);
-    if (!l->warned_fds) {
-        l->warned_fds = true;
-        CZK_LOG_WARN("grpc listener: no file descriptor left; refusing connections until some are closed",
-                     "connections=%u", atomic_load(&l->nconns));
-    }
     if (l->reserve_fd >= 0) {
         close(l->reserve_fd);
         l->reserve_fd = -1;
