@@ -135,6 +135,10 @@ typedef struct czk_engine_config {
     uint64_t retention_s;          /* finished jobs and proofs kept; default 24 h */
     uint64_t srs_idle_evict_s;     /* idle parameter sets may be evicted after; default 300 */
     unsigned max_queued_jobs;      /* submit beyond this is CZK_ERESOURCE; default 10000 */
+    /* Payload bytes (request serialisations: C1 outputs, witnesses) held by unfinished
+     * jobs, which lie outside memory_budget; a submit past it is CZK_ERESOURCE; 0 = no
+     * limit. */
+    uint64_t max_queued_bytes;
     /*
      * INSECURE, for benchmarks and tests: a Filecoin circuit whose .params file is missing
      * gets czk TEST parameters made in memory (czk_fil_test_params_make: toxic waste from a

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -62,6 +63,25 @@ static void on_signal(uv_signal_t *h, int signum)
         CZK_LOG_WARN("second signal: cancelling every call now", "signal=%d", signum);
         czk__server_cancel_all(d->srv);
     }
+}
+
+/* Every connection costs descriptors; the soft limit (often 1024) is what a hostile peer
+ * would exhaust first, and the hard one is what the administrator granted. */
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
+    rlim_t was = rl.rlim_cur;
+    if (rl.rlim_cur != rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+            CZK_LOG_WARN("cannot raise the file descriptor limit", "soft=%llu hard=%llu error=\"%s\"",
+                         (unsigned long long)was, (unsigned long long)rl.rlim_max, strerror(errno));
+            return;
+        }
+    }
+    CZK_LOG_INFO("file descriptor limit", "soft=%llu was=%llu hard=%llu", (unsigned long long)rl.rlim_cur,
+                 (unsigned long long)was, (unsigned long long)rl.rlim_max);
 }
 
 static bool write_text_file(const char *path, const char *text)
@@ -203,6 +223,8 @@ int main(int argc, char **argv)
     if (cfg.auth_token[0])
         CZK_LOG_WARN("auth_token is set in the configuration; auth_token_file keeps it out of "
                      "process listings and config dumps", NULL);
+
+    raise_fd_limit();
 
     int rc = 1;
     czk_engine *engine = NULL;

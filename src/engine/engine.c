@@ -629,6 +629,8 @@ static void job_trim(czk_engine *e, czk__job *j)
     }
     czk_free(j->parts);
     j->parts = NULL;
+    if (j->payload_counted) e->payload_bytes -= j->payload_len;
+    j->payload_counted = false;
     czk_free(j->payload);
     j->payload = NULL;
     j->wtns = NULL;
@@ -1697,6 +1699,10 @@ static czk_status job_enqueue(czk_engine *e, czk__job *j, const char *params_pat
     j->next = e->jobs;
     e->jobs = j;
     e->njobs++;
+    if (j->payload) {
+        e->payload_bytes += j->payload_len;
+        j->payload_counted = true;
+    }
     e->by_kind_state[czk__kind_index(j->kind)][CZK_JOB_QUEUED]++;
     emit(e, j, CZK_EV_QUEUED, -1, "", NULL);
     pthread_cond_broadcast(&e->cv_work);
@@ -2082,6 +2088,7 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in, 
     e->retention_s = cfg.retention_s ? cfg.retention_s : 24 * 3600;
     e->srs_idle_evict_s = cfg.srs_idle_evict_s ? cfg.srs_idle_evict_s : 300;
     e->max_queued = cfg.max_queued_jobs ? cfg.max_queued_jobs : 10000;
+    e->max_queued_bytes = cfg.max_queued_bytes;
     e->next_seq = 1;
     e->next_handle = 1;
     pthread_mutex_init(&e->mu, NULL);
@@ -2496,6 +2503,17 @@ czk_status czk_engine_submit(czk_engine *e, const czk_job_request *req, czk_job_
         job_free(j);
         return dr ? czk_err_set(err, CZK_EBUSY, "the engine is draining")
                   : czk_err_set(err, CZK_ERESOURCE, "%zu jobs queued (max_queued_jobs)", queued);
+    }
+    /* Payloads wait in memory outside the budget: their total is bounded on its own. */
+    if (e->max_queued_bytes && e->payload_bytes + j->payload_len > e->max_queued_bytes) {
+        uint64_t held = e->payload_bytes;
+        pthread_mutex_unlock(&e->mu);
+        pthread_mutex_unlock(&e->submit_mu);
+        size_t need = j->payload_len;
+        job_free(j);
+        return czk_err_set(err, CZK_ERESOURCE,
+                           "unfinished jobs hold %" PRIu64 " bytes of payload and this one adds %zu "
+                           "(max_queued_bytes %" PRIu64 ")", held, need, e->max_queued_bytes);
     }
     make_job_id(j->id);
     j->seq = e->next_seq++;

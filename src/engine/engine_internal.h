@@ -222,6 +222,7 @@ typedef struct czk__job {
     char circuit_id[64];
     uint8_t *payload; /* the request, serialized (journal.c) */
     size_t payload_len;
+    bool payload_counted; /* in the engine's payload_bytes */
     uint8_t payload_hash[32]; /* SHA-256 of the payload's bytes */
     /* What the request means, for request_id deduplication (request_meaning): the payload
      * with its priority left out and a PoRep C1 in canonical form. has_meaning is false
@@ -392,6 +393,7 @@ struct czk_engine {
     char data_dir[4096], param_dir[4096];
     uint64_t budget_total, retention_s, srs_idle_evict_s;
     unsigned max_queued, n_synth_workers, n_prove_workers;
+    uint64_t max_queued_bytes, payload_bytes; /* payloads held by unfinished jobs (mu) */
     /* Express lane: one more synthesis worker, and one more prover per GPU, that take only
      * small or CRITICAL partitions (a WinningPoSt) so they never queue behind 32 GiB ones. */
     unsigned n_express_prove_workers;

@@ -462,6 +462,9 @@ char *czk_engine_metrics_text(czk_engine *e)
                     "czk_gpu_pool_bytes{gpu=\"%d\",state=\"reserved\"} %" PRIu64 "\n",
                 e->gpu_ordinals[g], pu.used, e->gpu_ordinals[g], pu.reserved);
     }
+    tprintf(&t, "# HELP czk_queued_payload_bytes Request payloads held by unfinished jobs.\n"
+                "# TYPE czk_queued_payload_bytes gauge\nczk_queued_payload_bytes %" PRIu64 "\n",
+            e->payload_bytes);
     tprintf(&t, "# HELP czk_verification_failures_total Proofs that failed self-verification.\n"
                 "# TYPE czk_verification_failures_total counter\n"
                 "czk_verification_failures_total %" PRIu64 "\n",

@@ -35,7 +35,8 @@ typedef struct opt {
 
 static const opt opts[] = {
     {"daemon", "listen", T_STR, O(listen), "127.0.0.1:9820", 0, 0,
-     "gRPC address: host:port (0.0.0.0:9820 for every interface) or unix:PATH"},
+     "gRPC address: host:port (0.0.0.0:9820: every IPv4 interface, [::]:9820: IPv4 and IPv6) "
+     "or unix:PATH"},
     {"daemon", "metrics_listen", T_STR, O(metrics_listen), "127.0.0.1:9821", 0, 0,
      "HTTP address of /metrics, /status and /healthz (host:port); empty turns it off"},
     {"daemon", "data_dir", T_STR, O(data_dir), "./czk-data", 0, 0,
@@ -52,7 +53,25 @@ static const opt opts[] = {
     {"daemon", "max_message_size", T_BYTES, O(max_message_size), "256MiB", 1024, 2147483647,
      "largest request or reply message (a 32 GiB PoRep C1 output is about 51 MB)"},
     {"daemon", "max_concurrent_streams", T_U64, O(max_concurrent_streams), "1000", 1, 1u << 20,
-     "HTTP/2 streams per connection"},
+     "HTTP/2 streams per connection (each holds at most a 64 KiB window of unread request bytes)"},
+    {"daemon", "max_connections", T_U64, O(max_connections), "1024", 1, 1u << 20,
+     "gRPC connections at once; more are refused, and health says NOT_SERVING while the limit "
+     "is reached (lowered at start to fit the process's file descriptor limit)"},
+    {"daemon", "handshake_timeout", T_DURATION, O(handshake_timeout_ms), "10s", 100, 600000,
+     "a gRPC connection that sends nothing (or, with TLS, completes no handshake) this long is closed"},
+    {"daemon", "max_client_resets", T_U64, O(max_client_resets), "1000", 0, 1u << 30,
+     "a connection whose client cancels more calls than this in 10 s is closed (HTTP/2 rapid "
+     "reset, CVE-2023-44487); 0 = no limit"},
+    {"daemon", "max_concurrent_receives", T_U64, O(max_concurrent_receives), "8", 1, 4096,
+     "authorized requests whose messages are read at once (each up to max_message_size); the "
+     "others wait, holding only their stream's window"},
+    {"daemon", "max_queued_bytes", T_BYTES, O(max_queued_bytes), "8GiB", 0, U64MAX,
+     "payload bytes (C1 outputs, witnesses, vanilla proofs) held by unfinished jobs, outside "
+     "memory.budget; submissions beyond it get RESOURCE_EXHAUSTED; 0 = no limit"},
+    {"daemon", "metrics_max_connections", T_U64, O(metrics_max_connections), "64", 1, 65536,
+     "HTTP connections at once on metrics_listen; more are closed at once"},
+    {"daemon", "metrics_timeout", T_DURATION, O(metrics_timeout_ms), "10s", 100, 600000,
+     "an HTTP request must arrive whole within this; slower connections get 408 and are closed"},
     {"daemon", "unix_socket_mode", T_MODE, O(unix_socket_mode), "0660", 0, 0777,
      "file mode of the unix socket (octal)"},
     {"daemon", "drain_grace", T_DURATION, O(drain_grace_ms), "60s", 0, 86400000,
@@ -65,7 +84,8 @@ static const opt opts[] = {
     {"daemon", "auth_token", T_STR, O(auth_token), "", 0, 0,
      "if set, every call except health checks needs the metadata 'authorization: Bearer TOKEN'"},
     {"daemon", "auth_token_file", T_STR, O(auth_token_file), "", 0, 0,
-     "read the token from this file instead (first line)"},
+     "read the token from this file instead (its first line, surrounding blanks removed); a "
+     "file that is unreadable or holds no token stops the start"},
     {"memory", "budget", T_BYTES, O(memory_budget), "0", 0, U64MAX,
      "bytes the engine may use for parameters and partitions; 0 = physical memory minus the margin"},
     {"memory", "margin", T_BYTES, O(memory_margin), "5GiB", 0, U64MAX,
@@ -422,6 +442,7 @@ czk_status czk__config_to_engine(const czk_daemon_config *c, czk_engine_config *
     ec->retention_s = c->retention_ms / 1000 ? c->retention_ms / 1000 : 1;
     ec->srs_idle_evict_s = c->srs_idle_evict_ms / 1000 ? c->srs_idle_evict_ms / 1000 : 1;
     ec->max_queued_jobs = (unsigned)c->max_queued_jobs;
+    ec->max_queued_bytes = c->max_queued_bytes;
     if (!strcmp(c->gpu_mode, "auto")) ec->gpu_mode = 0;
     else if (!strcmp(c->gpu_mode, "cpu")) ec->gpu_mode = 1;
     else if (!strcmp(c->gpu_mode, "gpu")) ec->gpu_mode = 2;

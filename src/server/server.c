@@ -31,7 +31,9 @@
 #include <grpc/support/log.h>
 #include <grpc/support/time.h>
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -51,6 +53,14 @@
 /* How often Health/Watch re-reads the serving status: readiness of the engine has no
  * callback; a drain is pushed at once. */
 #define HW_POLL_MS 250
+/* Requests of the methods that need no token (health) whose messages are read at once:
+ * what a peer without the token can make czkd hold is this many max_message_size
+ * messages. A health request is a few bytes; two let a probe through a slow one. Up to
+ * UNAUTH_WAITING more wait (a burst of 200 checks at once is served), each holding at
+ * most its 64 KiB window (64 MiB in all); beyond that they are answered
+ * RESOURCE_EXHAUSTED at once. */
+#define UNAUTH_RECEIVES 2
+#define UNAUTH_WAITING 1024
 
 typedef enum tag_kind { TAG_NEW, TAG_CLOSE, TAG_SEND, TAG_RECV, TAG_STATUS, TAG_SHUTDOWN } tag_kind;
 
@@ -87,7 +97,11 @@ struct rpc {
     grpc_call *call;
     gpr_timespec deadline;
     grpc_metadata_array md;
-    grpc_byte_buffer *payload;
+    grpc_byte_buffer *payload; /* the request's message, once read */
+    int recv_pool;             /* the receive pool whose slot the message holds, or -1 */
+    struct rpc *pool_next;     /* waiting for a slot */
+    bool pool_queued;          /* in its pool's queue (under the pool's lock) */
+    int queued_pool;           /* the pool it was queued in, or -1 (its cq thread only) */
     grpc_call_details details;
     int cancelled;
     atomic_int refs;
@@ -132,6 +146,19 @@ struct rpc {
 };
 
 enum { RPC_LIST_PENDING = 0, RPC_LIST_HEALTH = 1 };
+
+/* Messages are read only after the call's token was checked, and only so many at once
+ * (one pool for authorized calls, daemon.max_concurrent_receives, one for health): the
+ * rest wait for a slot, each holding no more than its stream's flow-control window. A
+ * slot is held until the message's bytes are freed (after decoding). */
+enum { POOL_AUTH = 0, POOL_UNAUTH = 1 };
+enum { POOL_GOT, POOL_QUEUED, POOL_FULL };
+typedef struct recv_pool {
+    pthread_mutex_t mu;
+    unsigned busy, max;
+    unsigned waiting, max_waiting; /* max_waiting 0: no limit */
+    struct rpc *head, *tail;
+} recv_pool;
 
 typedef struct inbox_item {
     struct inbox_item *next;
@@ -219,8 +246,11 @@ struct czk_server {
     tag shutdown_tag;
     czk_http *http;
     bool gpu_engine; /* the engine proves on GPUs (its status asks the driver) */
+    czk_listener *listener;
+    char tls_dir[256]; /* TLS: the private directory of gRPC's own listener socket */
+    char tls_sock[300];
     uint64_t max_msg;
-    char unix_path[512];
+    recv_pool pools[2];
     /* Drain. */
     pthread_t drain_thread;
     bool drain_thread_started;
@@ -302,6 +332,8 @@ static rpc *rpc_new(czk_server *s, int midx, int cq)
     r->t_send = (tag){TAG_SEND, r};
     r->t_recv = (tag){TAG_RECV, r};
     r->t_status = (tag){TAG_STATUS, r};
+    r->recv_pool = -1;
+    r->queued_pool = -1;
     grpc_metadata_array_init(&r->md);
     grpc_call_details_init(&r->details);
     pthread_mutex_init(&r->mu, NULL);
@@ -337,13 +369,15 @@ static void list_remove(rpc *r, int which)
     pthread_mutex_unlock(&s->pend_mu);
 }
 
+static void drop_payload(rpc *r);
+
 static void rpc_free(rpc *r)
 {
     list_remove(r, RPC_LIST_PENDING);
     list_remove(r, RPC_LIST_HEALTH);
     grpc_metadata_array_destroy(&r->md);
     grpc_call_details_destroy(&r->details);
-    if (r->payload) grpc_byte_buffer_destroy(r->payload);
+    drop_payload(r);
     if (r->req) protobuf_c_message_free_unpacked(r->req, NULL);
     pthread_mutex_destroy(&r->mu);
     for (ev_node *n = r->q_head; n;) {
@@ -592,6 +626,9 @@ static bool authorized(const rpc *r)
 }
 
 static bool decode_request(rpc *r);
+static int pool_acquire(czk_server *s, int which, rpc *r);
+static void pool_leave(rpc *r);
+static void start_request_recv(rpc *r);
 
 /* Handlers copy what outlives them (the job id), so the request is freed once they
  * return: a Prove waiting for hours must not keep a 51 MB C1 output alive. */
@@ -658,16 +695,127 @@ static void on_new_call(czk_server *s, rpc *r)
         rpc_unref(r);
         return;
     }
+    /* The handler's reference travels with the call into the pool's queue. */
+    int got = pool_acquire(s, m->no_auth ? POOL_UNAUTH : POOL_AUTH, r);
+    if (got == POOL_GOT) {
+        start_request_recv(r);
+    } else if (got == POOL_FULL) {
+        reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "too many calls without a token being read at once; retry", NULL);
+        rpc_unref(r);
+    }
+}
+
+/* ----------------------------------------------------------------------------------- */
+/* Reading requests: after the token check, a bounded number at once                    */
+/* ----------------------------------------------------------------------------------- */
+
+/* A slot for r (POOL_GOT), or r waits in the pool's queue for one (POOL_QUEUED), or the
+ * queue is full (POOL_FULL: r holds nothing). */
+static int pool_acquire(czk_server *s, int which, rpc *r)
+{
+    recv_pool *p = &s->pools[which];
+    pthread_mutex_lock(&p->mu);
+    int got = p->busy < p->max ? POOL_GOT : p->max_waiting && p->waiting >= p->max_waiting ? POOL_FULL : POOL_QUEUED;
+    if (got != POOL_FULL) r->recv_pool = which;
+    if (got == POOL_GOT) {
+        p->busy++;
+    } else if (got == POOL_QUEUED) {
+        p->waiting++;
+        r->pool_queued = true;
+        r->queued_pool = which;
+        r->pool_next = NULL;
+        if (p->tail) p->tail->pool_next = r;
+        else p->head = r;
+        p->tail = r;
+    }
+    pthread_mutex_unlock(&p->mu);
+    return got;
+}
+
+/* Frees the message's bytes and hands the slot to the next waiting call, if any. */
+static void drop_payload(rpc *r)
+{
+    if (r->payload) grpc_byte_buffer_destroy(r->payload);
+    r->payload = NULL;
+    if (r->recv_pool < 0) return;
+    recv_pool *p = &r->srv->pools[r->recv_pool];
+    r->recv_pool = -1;
+    pthread_mutex_lock(&p->mu);
+    rpc *next = p->head;
+    if (next) {
+        p->head = next->pool_next;
+        if (!p->head) p->tail = NULL;
+        p->waiting--;
+        next->pool_queued = false;
+    } else {
+        p->busy--;
+    }
+    pthread_mutex_unlock(&p->mu);
+    /* A call that was cancelled while it waited fails its read at once, which passes the
+     * slot on again: a drain is never held up by the queue. */
+    if (next) start_request_recv(next);
+}
+
+/* A call cancelled while it waits for a slot leaves the queue at once, with the handler's
+ * reference: a flood of streams opened and reset must not fill the queue with dead ones. */
+static void pool_leave(rpc *r)
+{
+    if (r->queued_pool < 0) return;
+    recv_pool *p = &r->srv->pools[r->queued_pool];
+    pthread_mutex_lock(&p->mu);
+    bool found = false;
+    if (r->pool_queued) {
+        for (rpc **pp = &p->head, *prev = NULL; *pp; prev = *pp, pp = &(*pp)->pool_next) {
+            if (*pp != r) continue;
+            *pp = r->pool_next;
+            if (p->tail == r) p->tail = prev;
+            found = true;
+            break;
+        }
+        r->pool_queued = false;
+        p->waiting--;
+        r->recv_pool = -1;
+    }
+    pthread_mutex_unlock(&p->mu);
+    if (found) rpc_unref(r);
+}
+
+/* Batch R: the request's one message (the handler's reference is held meanwhile). */
+static void start_request_recv(rpc *r)
+{
+    grpc_op op;
+    memset(&op, 0, sizeof op);
+    op.op = GRPC_OP_RECV_MESSAGE;
+    op.data.recv_message.recv_message = &r->recv_bb;
+    if (grpc_call_start_batch(r->call, &op, 1, &r->t_recv, NULL) != GRPC_CALL_OK) {
+        drop_payload(r);
+        rpc_unref(r);
+    }
+}
+
+static void request_received(rpc *r, bool ok)
+{
+    czk_server *s = r->srv;
+    r->payload = r->recv_bb;
+    r->recv_bb = NULL;
+    if (!ok || !r->payload) {
+        /* Cancelled, or the client half-closed without a message. */
+        drop_payload(r);
+        if (ok) reply(r, GRPC_STATUS_INVALID_ARGUMENT, "request: the call carried no message", NULL);
+        rpc_unref(r);
+        return;
+    }
     /* The status calls read the engine's counters under its lock. On the CPU back end that
      * takes microseconds, so they are answered on the polling thread, which keeps them at a
      * millisecond while a proof runs on every core (two fewer thread hand-offs); with GPUs
      * they also ask the driver for free memory, which can wait behind a page-locking
      * allocation, so they go to the pool. */
+    const method *m = &methods[r->midx];
     bool status_call = m->fn == h_get_status || m->fn == h_czk_status;
     if (m->heavy && !(status_call && !s->gpu_engine)) {
         /* Decoded on the pool too: a 51 MB C1 output takes 0.2-0.4 s to copy out of the
          * byte buffer and unpack on a loaded machine, too long for a polling thread. */
-        post(s, queue_work, r); /* the handler's reference travels with it */
+        post(s, queue_work, r);
         return;
     }
     run_handler(r);
@@ -689,8 +837,7 @@ static bool decode_request(rpc *r)
                   (long)((t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000));
     /* The request's bytes are not needed once decoded: free them now, not at the end of
      * a call that may wait for hours. */
-    if (r->payload) grpc_byte_buffer_destroy(r->payload);
-    r->payload = NULL;
+    drop_payload(r);
     if (!r->req) {
         char msg[256];
         snprintf(msg, sizeof msg, "request: cannot decode %s (%zu bytes of protobuf)", m->req_desc->name, bytes);
@@ -740,6 +887,12 @@ static void *cq_thread(void *arg)
         case TAG_CLOSE:
             if (r->cancelled) {
                 atomic_fetch_add(&s->cancelled_calls, 1);
+                /* Counted against the connection (rapid reset), unless the drain did it. */
+                if (s->listener && !atomic_load(&s->draining)) {
+                    char *peer = grpc_call_get_peer(r->call);
+                    czk__listener_client_cancel(s->listener, peer);
+                    gpr_free(peer);
+                }
                 on_cancelled(r);
             }
             rpc_unref(r);
@@ -755,8 +908,12 @@ static void *cq_thread(void *arg)
             rpc_unref(r);
             break;
         case TAG_RECV:
-            reflection_recv_done(r, ev.success);
-            rpc_unref(r);
+            if (methods[r->midx].type == M_BIDI) {
+                reflection_recv_done(r, ev.success);
+                rpc_unref(r);
+            } else {
+                request_received(r, ev.success); /* keeps or drops the handler's reference */
+            }
             break;
         case TAG_STATUS:
             if (r->send_bb) grpc_byte_buffer_destroy(r->send_bb);
@@ -779,9 +936,8 @@ static void request_call(czk_server *s, int midx, int cq)
         e = grpc_server_request_call(s->gs, &r->call, &r->details, &r->md, s->cqs[cq], s->cqs[cq],
                                      &r->t_new);
     else
-        e = grpc_server_request_registered_call(
-            s->gs, s->mhandles[midx], &r->call, &r->deadline, &r->md,
-            methods[midx].type == M_BIDI ? NULL : &r->payload, s->cqs[cq], s->cqs[cq], &r->t_new);
+        e = grpc_server_request_registered_call(s->gs, s->mhandles[midx], &r->call, &r->deadline,
+                                                &r->md, NULL, s->cqs[cq], s->cqs[cq], &r->t_new);
     if (e != GRPC_CALL_OK) rpc_free(r);
 }
 
@@ -1045,6 +1201,7 @@ static void start_await(rpc *r, const char *job_id, uint64_t timeout_ms)
 static void on_cancelled(rpc *r)
 {
     try_finish(r); /* nothing more will be sent */
+    pool_leave(r);
     cancel_registration(r);
     if (r->timeout_ms) {
         rpc_ref(r);
@@ -1704,6 +1861,8 @@ static void h_czk_watch(rpc *r, ProtobufCMessage *m)
 bool czk__server_serving(czk_server *s)
 {
     if (atomic_load(&s->draining)) return false;
+    /* A daemon that cannot take a new connection is not serving, whatever its engine says. */
+    if (s->listener && !czk__listener_accepting(s->listener)) return false;
     czk_engine_status st;
     if (czk_engine_get_status(s->engine, &st, NULL) != CZK_OK) return false;
     bool ready = st.ready && !st.draining;
@@ -1969,6 +2128,34 @@ char *czk__server_metrics_text(czk_server *s)
     sb_printf(&b, "# HELP grpc_server_calls_in_flight Calls the server holds now.\n"
                   "# TYPE grpc_server_calls_in_flight gauge\ngrpc_server_calls_in_flight %d\n",
               atomic_load(&s->calls_held));
+    czk_listener_stats ls;
+    czk__listener_stats(s->listener, &ls);
+    sb_printf(&b, "# HELP czk_grpc_connections gRPC connections open, and the limit (daemon.max_connections).\n"
+                  "# TYPE czk_grpc_connections gauge\nczk_grpc_connections %llu\n"
+                  "# TYPE czk_grpc_connections_max gauge\nczk_grpc_connections_max %llu\n"
+                  "# TYPE czk_grpc_connections_accepted_total counter\n"
+                  "czk_grpc_connections_accepted_total %llu\n"
+                  "# HELP czk_grpc_connections_refused_total Connections closed on accept: at the limit, "
+                  "or with no file descriptor left.\n"
+                  "# TYPE czk_grpc_connections_refused_total counter\n"
+                  "czk_grpc_connections_refused_total{reason=\"limit\"} %llu\n"
+                  "czk_grpc_connections_refused_total{reason=\"no_fds\"} %llu\n"
+                  "# HELP czk_grpc_connections_closed_total Connections closed by czkd: silent past "
+                  "daemon.handshake_timeout, or cancelling calls past daemon.max_client_resets.\n"
+                  "# TYPE czk_grpc_connections_closed_total counter\n"
+                  "czk_grpc_connections_closed_total{reason=\"idle\"} %llu\n"
+                  "czk_grpc_connections_closed_total{reason=\"resets\"} %llu\n",
+              (unsigned long long)ls.open, (unsigned long long)ls.max, (unsigned long long)ls.accepted,
+              (unsigned long long)ls.refused_limit, (unsigned long long)ls.refused_fds,
+              (unsigned long long)ls.closed_idle, (unsigned long long)ls.closed_resets);
+    uint64_t h_refused, h_timed_out;
+    czk__http_counts(s->http, &h_refused, &h_timed_out);
+    sb_printf(&b, "# HELP czk_http_connections_refused_total HTTP connections closed on accept at "
+                  "daemon.metrics_max_connections.\n"
+                  "# TYPE czk_http_connections_refused_total counter\nczk_http_connections_refused_total %llu\n"
+                  "# HELP czk_http_requests_timed_out_total HTTP requests not whole within daemon.metrics_timeout.\n"
+                  "# TYPE czk_http_requests_timed_out_total counter\nczk_http_requests_timed_out_total %llu\n",
+              (unsigned long long)h_refused, (unsigned long long)h_timed_out);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
@@ -2047,38 +2234,116 @@ static char *read_file_text(const char *path, czk_err *err, const char *what)
     return buf;
 }
 
-static grpc_server_credentials *make_creds(const czk_daemon_config *c, czk_err *err)
-{
-    if (!c->tls_cert[0]) return grpc_insecure_server_credentials_create();
-    char *cert = read_file_text(c->tls_cert, err, "tls.cert");
-    char *key = cert ? read_file_text(c->tls_key, err, "tls.key") : NULL;
-    char *ca = key && c->tls_client_ca[0] ? read_file_text(c->tls_client_ca, err, "tls.client_ca") : NULL;
-    grpc_server_credentials *cr = NULL;
-    if (key && (!c->tls_client_ca[0] || ca)) {
-        grpc_ssl_pem_key_cert_pair p = {key, cert};
-        cr = grpc_ssl_server_credentials_create_ex(
-            ca, &p, 1, ca ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY
-                          : GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE, NULL);
-        if (!cr) czk_err_set(err, CZK_EINVAL, "tls: cannot create server credentials from %s / %s",
-                             c->tls_cert, c->tls_key);
-    }
-    czk_free(cert);
-    czk_free(key);
-    czk_free(ca);
-    return cr;
-}
-
+/* The token: daemon.auth_token, or the first line of daemon.auth_token_file, blanks
+ * around it removed. A configured source that yields no token stops the start: running
+ * without authentication because a file came out empty would fail open. */
 static char *load_token(const czk_daemon_config *c, czk_err *err)
 {
+    const char *opt = c->auth_token_file[0] ? "daemon.auth_token_file" : "daemon.auth_token";
+    char *t;
     if (c->auth_token_file[0]) {
-        char *t = read_file_text(c->auth_token_file, err, "daemon.auth_token_file");
-        if (t) t[strcspn(t, "\r\n")] = 0;
-        return t;
+        t = read_file_text(c->auth_token_file, err, opt);
+        if (!t) return NULL;
+        t[strcspn(t, "\r\n")] = 0;
+    } else {
+        size_t n = strlen(c->auth_token) + 1;
+        t = czk_malloc(n);
+        if (!t) {
+            czk_err_set(err, CZK_ENOMEM, "%s: out of memory", opt);
+            return NULL;
+        }
+        memcpy(t, c->auth_token, n);
+        if (!t[0]) return t; /* no token configured: authentication is off */
     }
-    size_t n = strlen(c->auth_token) + 1;
-    char *t = czk_malloc(n);
-    if (t) memcpy(t, c->auth_token, n);
+    size_t a = 0, b = strlen(t);
+    while (a < b && (t[a] == ' ' || t[a] == '\t')) a++;
+    while (b > a && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+    memmove(t, t + a, b - a);
+    t[b - a] = 0;
+    const char *what = !t[0] ? "holds no token (it is empty or blank)" : NULL;
+    for (const char *p = t; *p && !what; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) what = "holds a control character, which no client can send";
+    if (what) {
+        if (c->auth_token_file[0]) czk_err_set(err, CZK_EINVAL, "%s: %s %s", opt, c->auth_token_file, what);
+        else czk_err_set(err, CZK_EINVAL, "%s %s", opt, what);
+        czk_free(t);
+        return NULL;
+    }
     return t;
+}
+
+/* Descriptors left to everything but connections: the journal, parameter files, GPU
+ * driver handles, gRPC's and libuv's own. */
+#define FD_RESERVE 128
+
+/*
+ * The connection limits, fitted to the process's descriptor limit (czkd raised its soft
+ * limit to the hard one): each gRPC connection costs two descriptors (gRPC's and the
+ * watched duplicate; three when TLS is relayed), each HTTP one.
+ */
+static czk_status fit_limits(const czk_daemon_config *cfg, bool tls, unsigned *grpc_max,
+                             unsigned *http_max, czk_err *err)
+{
+    struct rlimit rl;
+    uint64_t fds = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? rl.rlim_cur : 1u << 20;
+    unsigned per = tls ? 3 : 2;
+    if (fds < FD_RESERVE + 64)
+        return czk_err_set(err, CZK_ERESOURCE,
+                           "the file descriptor limit (RLIMIT_NOFILE %llu) leaves no room for connections: "
+                           "raise it to at least %d (ulimit -n, LimitNOFILE=)",
+                           (unsigned long long)fds, FD_RESERVE + 64);
+    uint64_t room = fds - FD_RESERVE;
+    uint64_t h = cfg->metrics_listen[0] ? cfg->metrics_max_connections : 0;
+    if (h > room / 8) h = room / 8 ? room / 8 : 1;
+    uint64_t g = cfg->max_connections;
+    if (g * per > room - h) g = (room - h) / per;
+    if (g < cfg->max_connections || (cfg->metrics_listen[0] && h < cfg->metrics_max_connections))
+        CZK_LOG_WARN("connection limits lowered to fit the file descriptor limit",
+                     "rlimit_nofile=%llu max_connections=%llu metrics_max_connections=%llu",
+                     (unsigned long long)fds, (unsigned long long)g, (unsigned long long)h);
+    *grpc_max = (unsigned)g;
+    *http_max = (unsigned)(h ? h : 1);
+    return CZK_OK;
+}
+
+/* TLS: gRPC's own listener on a unix socket in a fresh 0700 directory (under data_dir
+ * when its name is short enough for a socket path, else the system's temporary one),
+ * which the relay alone reaches. */
+static czk_status make_tls_dir(czk_server *s, const czk_daemon_config *cfg, czk_err *err)
+{
+    const char *base = cfg->data_dir[0] ? cfg->data_dir : "./czk-data";
+    char abs[PATH_MAX];
+    if (!realpath(base, abs) || strlen(abs) + sizeof "/.czkd-tls-XXXXXX/grpc.sock" > 100) {
+        snprintf(abs, sizeof abs, "%s", P_tmpdir);
+    } else {
+        /* The engine holds data_dir's lock, so a directory left there by a czkd that was
+         * killed is nobody's: remove it. */
+        DIR *d = opendir(abs);
+        for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+            if (strncmp(e->d_name, ".czkd-tls-", 10) != 0) continue;
+            char p[PATH_MAX + 300];
+            snprintf(p, sizeof p, "%s/%s/grpc.sock", abs, e->d_name);
+            unlink(p);
+            snprintf(p, sizeof p, "%s/%s", abs, e->d_name);
+            rmdir(p);
+        }
+        if (d) closedir(d);
+    }
+    if (snprintf(s->tls_dir, sizeof s->tls_dir, "%s/.czkd-tls-XXXXXX", abs) >= (int)sizeof s->tls_dir ||
+        !mkdtemp(s->tls_dir)) {
+        s->tls_dir[0] = 0;
+        return czk_err_set(err, CZK_EIO, "tls: cannot make a private directory in %s: %s", abs, strerror(errno));
+    }
+    snprintf(s->tls_sock, sizeof s->tls_sock, "%s/grpc.sock", s->tls_dir);
+    return CZK_OK;
+}
+
+static void remove_tls_dir(czk_server *s)
+{
+    if (!s->tls_dir[0]) return;
+    unlink(s->tls_sock);
+    rmdir(s->tls_dir);
+    s->tls_dir[0] = 0;
 }
 
 czk_status czk__server_start(czk_server **out, czk_engine *engine, const czk_daemon_config *cfg,
@@ -2100,7 +2365,14 @@ czk_status czk__server_start(czk_server **out, czk_engine *engine, const czk_dae
     pthread_mutex_init(&s->inbox_mu, NULL);
     pthread_mutex_init(&s->pend_mu, NULL);
     pthread_mutex_init(&s->refusal_mu, NULL);
+    for (int i = 0; i < 2; i++) pthread_mutex_init(&s->pools[i].mu, NULL);
+    s->pools[POOL_AUTH].max = (unsigned)cfg->max_concurrent_receives;
+    s->pools[POOL_UNAUTH].max = UNAUTH_RECEIVES;
+    s->pools[POOL_UNAUTH].max_waiting = UNAUTH_WAITING;
     s->shutdown_tag = (tag){TAG_SHUTDOWN, NULL};
+    bool tls = cfg->tls_cert[0] != 0;
+    czk_tls_files pem = {0};
+    unsigned grpc_max = 0, http_max = 0;
     czk_status st = czk__reflection_create(&s->refl, czk__descset, czk__descset_len, err);
     if (st != CZK_OK) goto fail_early;
     s->token = load_token(cfg, err);
@@ -2108,35 +2380,45 @@ czk_status czk__server_start(czk_server **out, czk_engine *engine, const czk_dae
         st = err ? err->status : CZK_EIO;
         goto fail_early;
     }
+    if (tls && (st = czk__tls_load(cfg, &pem, err)) != CZK_OK) goto fail_early;
+    if ((st = fit_limits(cfg, tls, &grpc_max, &http_max, err)) != CZK_OK) goto fail_early;
+    if (tls && (st = make_tls_dir(s, cfg, err)) != CZK_OK) goto fail_early;
 
     gpr_set_log_function(gpr_log_to_czk);
     gpr_set_log_verbosity(!strcmp(cfg->grpc_verbosity, "debug")  ? GPR_LOG_SEVERITY_DEBUG
                           : !strcmp(cfg->grpc_verbosity, "info") ? GPR_LOG_SEVERITY_INFO
                                                                  : GPR_LOG_SEVERITY_ERROR);
     grpc_init();
-    grpc_arg args[4];
+    grpc_arg args[8];
     memset(args, 0, sizeof args);
-    args[0].type = GRPC_ARG_INTEGER;
-    args[0].key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
-    args[0].value.integer = (int)cfg->max_message_size;
-    args[1].type = GRPC_ARG_INTEGER;
-    args[1].key = (char *)GRPC_ARG_MAX_SEND_MESSAGE_LENGTH;
-    args[1].value.integer = (int)cfg->max_message_size;
-    args[2].type = GRPC_ARG_INTEGER;
-    args[2].key = (char *)GRPC_ARG_MAX_CONCURRENT_STREAMS;
-    args[2].value.integer = (int)cfg->max_concurrent_streams;
+    int na = 0;
+#define INT_ARG(k, v) (args[na].type = GRPC_ARG_INTEGER, args[na].key = (char *)(k), args[na++].value.integer = (int)(v))
+    INT_ARG(GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, cfg->max_message_size);
+    INT_ARG(GRPC_ARG_MAX_SEND_MESSAGE_LENGTH, cfg->max_message_size);
+    INT_ARG(GRPC_ARG_MAX_CONCURRENT_STREAMS, cfg->max_concurrent_streams);
     /* Curio holds one connection for hours; keepalive pings find dead peers. */
-    args[3].type = GRPC_ARG_INTEGER;
-    args[3].key = (char *)GRPC_ARG_KEEPALIVE_TIME_MS;
-    args[3].value.integer = 60000;
-    grpc_channel_args ca = {4, args};
+    INT_ARG(GRPC_ARG_KEEPALIVE_TIME_MS, 60000);
+    /* Identity only: C-core 1.51 inflates a compressed message whole before it compares
+     * it with the size limit (1 MB of gzip became 1 GiB), so compressed requests are
+     * refused (UNIMPLEMENTED) before their bytes are read. */
+    INT_ARG(GRPC_COMPRESSION_CHANNEL_ENABLED_ALGORITHMS_BITSET, 1u << GRPC_COMPRESS_NONE);
+    /* Unanswered HTTP/2 pings and SETTINGS floods are the transport's; a TLS handshake
+     * that does not finish in time is dropped by gRPC (plaintext: by the listener). */
+    INT_ARG(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, cfg->handshake_timeout_ms);
+    /* A stream whose message czkd has not started to read holds at most its initial
+     * window (64 KiB): the BDP probe would raise every stream's window (measured: 8
+     * unread 48 MiB Submits arrived whole, +409 MiB RSS) and make the receive limit
+     * moot. Reading is not slowed: a read opens the window to the message's length. */
+    INT_ARG(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+#undef INT_ARG
+    grpc_channel_args ca = {(size_t)na, args};
     s->gs = grpc_server_create(&ca, NULL);
     for (int i = 0; i < NMETHODS; i++) {
         char path[160];
         snprintf(path, sizeof path, "/%s/%s", methods[i].service, methods[i].name);
-        s->mhandles[i] = grpc_server_register_method(
-            s->gs, path, NULL,
-            methods[i].type == M_BIDI ? GRPC_SRM_PAYLOAD_NONE : GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER, 0);
+        /* No method reads its message before the handler asked for it: the token is
+         * checked on the metadata first (a 200 MiB Submit without one costs nothing). */
+        s->mhandles[i] = grpc_server_register_method(s->gs, path, NULL, GRPC_SRM_PAYLOAD_NONE, 0);
     }
     s->ncq = (int)cfg->grpc_threads;
     s->cqs = czk_calloc((size_t)s->ncq, sizeof *s->cqs);
@@ -2145,27 +2427,37 @@ czk_status czk__server_start(czk_server **out, czk_engine *engine, const czk_dae
         s->cqs[i] = grpc_completion_queue_create_for_next(NULL);
         grpc_server_register_completion_queue(s->gs, s->cqs[i], NULL);
     }
-    grpc_server_credentials *cr = make_creds(cfg, err);
-    if (!cr) {
-        st = err ? err->status : CZK_EINVAL;
-        goto fail;
+    if (tls) {
+        grpc_ssl_pem_key_cert_pair p = {pem.key, pem.cert};
+        grpc_server_credentials *cr = grpc_ssl_server_credentials_create_ex(
+            pem.ca, &p, 1, pem.ca ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY
+                                  : GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE, NULL);
+        char target[320];
+        snprintf(target, sizeof target, "unix:%s", s->tls_sock);
+        int port = cr ? grpc_server_add_http2_port(s->gs, target, cr) : 0;
+        if (cr) grpc_server_credentials_release(cr);
+        if (port == 0) {
+            st = czk_err_set(err, CZK_EIO, "tls: gRPC refused the credentials of %s / %s", cfg->tls_cert,
+                             cfg->tls_key);
+            goto fail;
+        }
     }
-    int port = grpc_server_add_http2_port(s->gs, cfg->listen, cr);
-    grpc_server_credentials_release(cr);
-    if (port == 0) {
-        st = czk_err_set(err, CZK_EIO, "daemon.listen: cannot bind %s (in use, or a bad address)",
-                         cfg->listen);
-        goto fail;
-    }
-    bool is_unix = strncmp(cfg->listen, "unix:", 5) == 0;
-    *grpc_port = is_unix ? 0 : port;
     grpc_server_start(s->gs);
-    if (is_unix) {
-        const char *p = cfg->listen + 5;
-        if (!strncmp(p, "//", 2)) p += 2; /* unix:///abs/path */
-        snprintf(s->unix_path, sizeof s->unix_path, "%s", p);
-        if (chmod(s->unix_path, (mode_t)cfg->unix_socket_mode) != 0)
-            CZK_LOG_WARN("cannot set the socket's mode", "path=%s error=\"%s\"", s->unix_path, strerror(errno));
+    czk_listener_opts lo = {
+        .addr = cfg->listen,
+        .unix_mode = (unsigned)cfg->unix_socket_mode,
+        .max_connections = grpc_max,
+        .handshake_timeout_ms = cfg->handshake_timeout_ms,
+        .max_client_resets = (unsigned)cfg->max_client_resets,
+        .gs = s->gs,
+        .relay_path = tls ? s->tls_sock : NULL,
+    };
+    st = czk__listener_start(&s->listener, loop, &lo, grpc_port, err);
+    if (st != CZK_OK) {
+        /* Started but never reachable: stop it the orderly way before failing. */
+        grpc_server_shutdown_and_notify(s->gs, s->cqs[0], &s->shutdown_tag);
+        grpc_server_cancel_all_calls(s->gs);
+        atomic_store(&s->draining, true);
     }
     uv_async_init(loop, &s->inbox_async, inbox_cb);
     s->inbox_async.data = s;
@@ -2176,20 +2468,28 @@ czk_status czk__server_start(czk_server **out, czk_engine *engine, const czk_dae
     uv_unref((uv_handle_t *)&s->hw_timer);
     uv_timer_start(&s->hw_timer, hw_poll, HW_POLL_MS, HW_POLL_MS);
     s->hw_timer_started = true;
-    for (int c = 0; c < s->ncq; c++)
-        for (int m = 0; m <= NMETHODS; m++)
-            for (int k = 0; k < PREREQUEST; k++) request_call(s, m, c);
+    if (!atomic_load(&s->draining))
+        for (int c = 0; c < s->ncq; c++)
+            for (int m = 0; m <= NMETHODS; m++)
+                for (int k = 0; k < PREREQUEST; k++) request_call(s, m, c);
     for (int i = 0; i < s->ncq; i++) {
         void **arg = czk_malloc(2 * sizeof *arg);
         arg[0] = s;
         arg[1] = (void *)(intptr_t)i;
         pthread_create(&s->threads[i], NULL, cq_thread, arg);
     }
+    czk__tls_files_free(&pem);
+    if (st != CZK_OK) {
+        *out = s;
+        return st;
+    }
     *metrics_port = 0;
     if (cfg->metrics_listen[0]) {
-        st = czk__http_start(&s->http, s, loop, cfg->metrics_listen, metrics_port, err);
+        st = czk__http_start(&s->http, s, loop, cfg->metrics_listen, http_max, cfg->metrics_timeout_ms,
+                             metrics_port, err);
         if (st != CZK_OK) {
             /* The gRPC side is up; stop it the orderly way before failing. */
+            czk__listener_close(s->listener);
             grpc_server_shutdown_and_notify(s->gs, s->cqs[0], &s->shutdown_tag);
             grpc_server_cancel_all_calls(s->gs);
             atomic_store(&s->draining, true);
@@ -2197,9 +2497,12 @@ czk_status czk__server_start(czk_server **out, czk_engine *engine, const czk_dae
             return st;
         }
     }
-    CZK_LOG_INFO("grpc listening", "addr=%s port=%d threads=%d tls=%s token=%s max_message=%llu",
-                 cfg->listen, *grpc_port, s->ncq, cfg->tls_cert[0] ? (cfg->tls_client_ca[0] ? "mtls" : "tls") : "off",
-                 s->token[0] ? "on" : "off", (unsigned long long)cfg->max_message_size);
+    CZK_LOG_INFO("grpc listening",
+                 "addr=%s port=%d threads=%d tls=%s token=%s max_message=%llu max_connections=%u "
+                 "max_concurrent_streams=%llu compression=off",
+                 cfg->listen, *grpc_port, s->ncq, tls ? (cfg->tls_client_ca[0] ? "mtls" : "tls") : "off",
+                 s->token[0] ? "on" : "off", (unsigned long long)cfg->max_message_size, grpc_max,
+                 (unsigned long long)cfg->max_concurrent_streams);
     *out = s;
     return CZK_OK;
 fail:
@@ -2213,8 +2516,11 @@ fail:
     czk_free(s->threads);
     grpc_shutdown();
 fail_early:
+    czk__tls_files_free(&pem);
+    remove_tls_dir(s);
     if (s->refl) czk__reflection_destroy(s->refl);
     czk_free(s->token);
+    for (int i = 0; i < 2; i++) pthread_mutex_destroy(&s->pools[i].mu);
     czk_free(s);
     return st;
 }
@@ -2290,6 +2596,9 @@ static void check_stopped(czk_server *s, rpc *unused)
     for (int i = 0; i < s->ncq; i++) grpc_completion_queue_destroy(s->cqs[i]);
     grpc_server_destroy(s->gs);
     s->gs = NULL;
+    czk__listener_stop(s->listener);
+    s->listener = NULL;
+    remove_tls_dir(s);
     if (s->http) czk__http_stop(s->http);
     s->http = NULL;
     /* Items posted after this point (none should be) would be dropped with the handle. */
@@ -2305,6 +2614,7 @@ void czk__server_drain(czk_server *s, uint64_t grace_ms, void (*on_stopped)(void
     s->on_stopped_ctx = ctx;
     if (atomic_exchange(&s->draining, true)) return;
     CZK_LOG_INFO("draining", "grace_ms=%llu calls=%d", (unsigned long long)grace_ms, atomic_load(&s->calls_held));
+    czk__listener_close(s->listener);
     grpc_server_shutdown_and_notify(s->gs, s->cqs[0], &s->shutdown_tag);
     s->grace_ms = grace_ms;
     /* Health watchers learn of the drain at once, not at the next poll. */
@@ -2335,6 +2645,7 @@ void czk__server_free(czk_server *s)
     pthread_mutex_destroy(&s->inbox_mu);
     pthread_mutex_destroy(&s->pend_mu);
     pthread_mutex_destroy(&s->refusal_mu);
+    for (int i = 0; i < 2; i++) pthread_mutex_destroy(&s->pools[i].mu);
     czk_free(s);
     grpc_shutdown();
 }

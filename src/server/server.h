@@ -33,6 +33,13 @@ typedef struct czk_daemon_config {
     uint64_t grpc_threads;
     uint64_t max_message_size;
     uint64_t max_concurrent_streams;
+    uint64_t max_connections;
+    uint64_t handshake_timeout_ms;
+    uint64_t max_client_resets;
+    uint64_t max_concurrent_receives;
+    uint64_t max_queued_bytes;
+    uint64_t metrics_max_connections;
+    uint64_t metrics_timeout_ms;
     uint64_t unix_socket_mode;
     uint64_t drain_grace_ms;
     uint64_t retention_ms;
@@ -159,11 +166,65 @@ czk_engine *czk__server_engine(czk_server *s);
 bool czk__server_serving(czk_server *s);
 
 typedef struct czk_http czk_http;
-/** Serve GET /metrics, /status, /healthz for `srv` on addr (host:port) on `loop`. */
+/**
+ * Serve GET/HEAD /metrics, /status, /healthz for `srv` on addr (host:port) on `loop`, at
+ * most max_connections at once, each request whole within timeout_ms.
+ */
 czk_status czk__http_start(czk_http **out, czk_server *srv, struct uv_loop_s *loop,
-                           const char *addr, int *port, czk_err *err);
+                           const char *addr, unsigned max_connections, uint64_t timeout_ms,
+                           int *port, czk_err *err);
+/** Connections refused for the limit, and closed for a slow request, since the start. */
+void czk__http_counts(const czk_http *h, uint64_t *refused, uint64_t *timed_out);
 /** Close the listener and open connections (handles close on the loop's next turns). */
 void czk__http_stop(czk_http *h);
+
+/* ----------------------------------------------------------------------------------- */
+/* TLS material (tls.c)                                                                  */
+/* ----------------------------------------------------------------------------------- */
+
+typedef struct czk_tls_files {
+    char *cert, *key, *ca; /* PEM text; ca NULL without tls.client_ca */
+} czk_tls_files;
+
+/**
+ * Read tls.cert, tls.key and tls.client_ca and check them with OpenSSL: each readable PEM
+ * of the right kind, the key the certificate's. err names the option, file and fault.
+ */
+czk_status czk__tls_load(const czk_daemon_config *c, czk_tls_files *out, czk_err *err);
+void czk__tls_files_free(czk_tls_files *f);
+
+/* ----------------------------------------------------------------------------------- */
+/* The gRPC listener (listener.c): czkd accepts, gRPC serves                             */
+/* ----------------------------------------------------------------------------------- */
+
+typedef struct czk_listener czk_listener;
+
+typedef struct czk_listener_opts {
+    const char *addr;              /* daemon.listen: host:port or unix:PATH */
+    unsigned unix_mode;            /* the socket file's mode */
+    unsigned max_connections;
+    uint64_t handshake_timeout_ms; /* plaintext: first bytes within this */
+    unsigned max_client_resets;    /* per 10 s per connection; 0 = no limit */
+    grpc_server *gs;               /* started; plaintext connections go to it by fd */
+    const char *relay_path;        /* TLS: relay connections to gRPC's listener here */
+} czk_listener_opts;
+
+typedef struct czk_listener_stats {
+    uint64_t open, max, accepted, refused_limit, refused_fds, closed_idle, closed_resets;
+} czk_listener_stats;
+
+/** Bind and listen on o->addr (*port: the TCP port bound, 0 for a unix socket). */
+czk_status czk__listener_start(czk_listener **out, struct uv_loop_s *loop,
+                               const czk_listener_opts *o, int *port, czk_err *err);
+/** False while a new connection would be refused (the limit, no descriptors, closed). */
+bool czk__listener_accepting(czk_listener *l);
+/** A call from `peer` (grpc_call_get_peer) was cancelled by its client. Any thread. */
+void czk__listener_client_cancel(czk_listener *l, const char *peer);
+void czk__listener_stats(czk_listener *l, czk_listener_stats *s);
+/** Stop accepting (the socket file of a unix listener is removed). Loop thread. */
+void czk__listener_close(czk_listener *l);
+/** Close every connection still watched and free the listener once its handles closed. */
+void czk__listener_stop(czk_listener *l);
 
 /* ----------------------------------------------------------------------------------- */
 /* Timeline writer (timeline.c)                                                          */
