@@ -179,9 +179,10 @@ CZK_API void czk_engine_destroy(czk_engine *e);
  * Validate, journal (durably, before returning) and queue a job. `out` gets the job's
  * snapshot (id, queue position). request_id deduplication: a job of the same request_id
  * that is queued, running or done and the same request (its meaning: a PoRep C1 in
- * canonical form, other payloads as bytes, the priority left out) is returned, CZK_OK;
- * another request under that id, CZK_EEXIST. A failed or cancelled job of the id does not
- * block a new attempt, which is a new job (the old one stays listed as history). Bad
+ * canonical form, other payloads as bytes, the priority left out) is returned, CZK_OK.
+ * Another request under that id, or any request after a failed or cancelled job of it, is
+ * a new job, which the id names from then on (the older job stays listed under its own
+ * job id until its retention ends). Bad
  * input: CZK_EINVAL / CZK_EFORMAT / CZK_ETRUNCATED / CZK_EMISMATCH naming the field.
  * Missing parameter file: CZK_ENOENT naming it, before the payload is parsed. Draining:
  * CZK_EBUSY. Too many queued: CZK_ERESOURCE.

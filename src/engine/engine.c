@@ -2410,43 +2410,55 @@ void czk_engine_destroy(czk_engine *e)
 /* ------------------------------------------------------------------------------------ */
 
 /*
- * The job a submission with this request_id attaches to (mu held): one queued, running or
- * done. A job that failed or was cancelled does not block a new attempt under the same
- * id (it stays listed, as history, until its retention ends); a forgotten one is gone.
- * At most one such job exists per request_id: a new one is made only when there is none.
+ * A queued, running or done job of this request_id (mu held), with these payload bytes
+ * when hash is given, newest first. A job that failed or was cancelled does not block a
+ * new attempt under the same id (it stays listed, as history, until its retention ends);
+ * a forgotten one is gone. Several live jobs share an id when it was reused for other
+ * requests (dedup_locked).
  */
-static czk__job *live_job_of(czk_engine *e, const char *request_id)
+static czk__job *live_job_of(czk_engine *e, const char *request_id, const uint8_t *hash)
 {
     for (czk__job *o = e->jobs; o != NULL; o = o->next) {
         if (o->forgotten || o->state == CZK_JOB_FAILED || o->state == CZK_JOB_CANCELLED)
             continue;
-        if (strcmp(o->request_id, request_id) == 0) return o;
+        if (strcmp(o->request_id, request_id) != 0) continue;
+        if (hash == NULL || memcmp(o->payload_hash, hash, 32) == 0) return o;
     }
     return NULL;
 }
 
 /*
- * The live job of j's request_id, if any (mu held): the same request (meaning, or bytes
- * for a job recovered from a journal that predates the meaning), *st = CZK_OK and its
- * snapshot in out; another request, *st = CZK_EEXIST.
+ * The live job of j's request_id when it is the same request (meaning, or bytes for a job
+ * recovered from a journal that predates the meaning): true, *st = CZK_OK and its snapshot
+ * in out (mu held). Another request under the id is a new job, which the id names from
+ * then on: Curio's ids are fixed per object (porep-<miner>-<sector>), so a sector sealed
+ * again, or a deadline's next proving period, comes back under the id of a finished or
+ * still running job, and refusing it would fail the client's task until the old job's
+ * retention ends. The older job stays under its own job id.
  */
 static bool dedup_locked(czk_engine *e, const czk__job *j, czk_job_info *out, czk_status *st,
                          czk_err *err)
 {
-    czk__job *o = live_job_of(e, j->request_id);
-    if (o == NULL) return false;
-    bool same = o->has_meaning ? memcmp(o->meaning, j->meaning, 32) == 0
-                               : memcmp(o->payload_hash, j->payload_hash, 32) == 0;
-    if (!same) {
-        *st = czk_err_set(err, CZK_EEXIST,
-                          "request_id: \"%s\" is job %s (%s), submitted with a different "
-                          "request; forget that job or use another id",
-                          j->request_id, o->id, czk_job_state_name(o->state));
-    } else {
-        *st = CZK_OK;
-        if (out != NULL) czk__job_snapshot(e, o, false, out);
+    (void)err;
+    const czk__job *other = NULL;
+    for (czk__job *o = e->jobs; o != NULL; o = o->next) {
+        if (o->forgotten || o->state == CZK_JOB_FAILED || o->state == CZK_JOB_CANCELLED ||
+            strcmp(o->request_id, j->request_id) != 0)
+            continue;
+        bool same = o->has_meaning ? memcmp(o->meaning, j->meaning, 32) == 0
+                                   : memcmp(o->payload_hash, j->payload_hash, 32) == 0;
+        if (same) {
+            *st = CZK_OK;
+            if (out != NULL) czk__job_snapshot(e, o, false, out);
+            return true;
+        }
+        if (other == NULL) other = o;
     }
-    return true;
+    if (other != NULL)
+        CZK_LOG_INFO("request_id reused for another request: a new job", "request_id=%s "
+                     "earlier=%s earlier_state=%s", j->request_id, other->id,
+                     czk_job_state_name(other->state));
+    return false;
 }
 
 czk_status czk_engine_submit(czk_engine *e, const czk_job_request *req, czk_job_info *out,
@@ -2465,7 +2477,7 @@ czk_status czk_engine_submit(czk_engine *e, const czk_job_request *req, czk_job_
     if (req->request_id != NULL && req->request_id[0] != '\0' &&
         strlen(req->request_id) < CZK_REQUEST_ID_MAX) {
         pthread_mutex_lock(&e->mu);
-        bool live = live_job_of(e, req->request_id) != NULL;
+        bool live = live_job_of(e, req->request_id, NULL) != NULL;
         pthread_mutex_unlock(&e->mu);
         size_t plen = 0;
         uint8_t *payload = live ? czk__request_serialize(req, &plen) : NULL;
@@ -2474,11 +2486,10 @@ czk_status czk_engine_submit(czk_engine *e, const czk_job_request *req, czk_job_
             SHA256(payload, plen, hash);
             czk_free(payload);
             pthread_mutex_lock(&e->mu);
-            czk__job *o = live_job_of(e, req->request_id);
-            bool same = o != NULL && memcmp(o->payload_hash, hash, 32) == 0;
-            if (same && out != NULL) czk__job_snapshot(e, o, false, out);
+            const czk__job *same = live_job_of(e, req->request_id, hash);
+            if (same != NULL && out != NULL) czk__job_snapshot(e, same, false, out);
             pthread_mutex_unlock(&e->mu);
-            if (same) return CZK_OK;
+            if (same != NULL) return CZK_OK;
         }
     }
     czk__job *j = NULL;

@@ -376,14 +376,15 @@ async function testCuzkApiAndErrors() {
     expectCode(raw, grpc.status.INVALID_ARGUMENT, 'protobuf garbage → INVALID_ARGUMENT', 'cannot decode');
     check(await serving() === 'SERVING', 'still SERVING after the bad input');
 
-    // Dedup: same request id + same payload = same job; different payload = ALREADY_EXISTS.
+    // Dedup: same request id + same payload = same job; a different payload = a new job.
     const rid = `dedup-${Date.now()}`;
     const d1 = await call(czkC, 'Submit', circomReq(small, { request_id: rid }));
     const d2 = await call(czkC, 'Submit', circomReq(small, { request_id: rid }));
     check(d1.res && d2.res && d1.res.job.job_id === d2.res.job.job_id, 'dedup: same request_id + payload → same job');
     const other = Buffer.from(small.wtnsBytes);
     other[other.length - 1] ^= 1; // still a well-formed witness file, a different payload
-    expectCode(await call(czkC, 'Submit', circomReq(small, { request_id: rid, witness: other })), grpc.status.ALREADY_EXISTS, 'dedup: same request_id, other payload → ALREADY_EXISTS');
+    const d3 = await call(czkC, 'Submit', circomReq(small, { request_id: rid, witness: other }));
+    check(d3.res && d3.res.job.job_id !== d1.res?.job.job_id, 'dedup: same request_id, other payload → a new job', d3.err?.details);
 }
 
 async function testConcurrencyPriority() {

@@ -579,9 +579,13 @@ static void test_dedup(void)
     CHECK_STATUS(czk_engine_submit(e, &req, &b, &err), CZK_OK);
     CHECK(strcmp(a.job_id, b.job_id) == 0);
     CHECK(strcmp(b.request_id, "same-id") == 0);
+    /* Another request under the id: a new job, which the id names from then on. */
     czk_job_request other = circom_req("same-id", wtns_bad, wtns_bad_len, CZK_PRIO_NORMAL);
-    CHECK_STATUS(czk_engine_submit(e, &other, &b, &err), CZK_EEXIST);
-    CHECK(strstr(err.msg, "request_id") != NULL);
+    CHECK_STATUS(czk_engine_submit(e, &other, &b, &err), CZK_OK);
+    CHECK(strcmp(a.job_id, b.job_id) != 0);
+    czk_job_info c;
+    CHECK_STATUS(czk_engine_submit(e, &other, &c, &err), CZK_OK);
+    CHECK(strcmp(c.job_id, b.job_id) == 0);
     /* No request id: never deduplicated. */
     czk_job_request anon = circom_req(NULL, wtns_good, wtns_good_len, CZK_PRIO_NORMAL);
     CHECK_STATUS(czk_engine_submit(e, &anon, &b, &err), CZK_OK);
@@ -638,10 +642,16 @@ static void test_retry_and_forget(void)
     czk_job_request hi = circom_req("retry-1", wtns_good, wtns_good_len, CZK_PRIO_HIGH);
     CHECK_STATUS(czk_engine_submit(e, &hi, &c, &err), CZK_OK);
     CHECK(strcmp(c.job_id, b.job_id) == 0 && c.state == CZK_JOB_DONE);
-    /* Another request under the id of a done job: ALREADY_EXISTS, naming that job. */
+    /* Another request under the id of a done job (a sector sealed again): a new job; the
+     * done one stays under its own id. */
     czk_job_request other = circom_req("retry-1", wtns_bad, wtns_bad_len, CZK_PRIO_NORMAL);
-    CHECK_STATUS(czk_engine_submit(e, &other, &c, &err), CZK_EEXIST);
-    CHECK(strstr(err.msg, b.job_id) != NULL);
+    CHECK_STATUS(czk_engine_submit(e, &other, &c, &err), CZK_OK);
+    CHECK(strcmp(c.job_id, b.job_id) != 0);
+    CHECK(await_state(e, c.job_id, &info) == CZK_JOB_FAILED);
+    czk_job_info_clear(&info);
+    CHECK_STATUS(czk_engine_get(e, b.job_id, false, &info, &err), CZK_OK);
+    CHECK(info.state == CZK_JOB_DONE);
+    czk_job_info_clear(&info);
     /* A failed job (a witness that does not satisfy the circuit) does not block either. */
     czk_job_request bad = circom_req("retry-2", wtns_bad, wtns_bad_len, CZK_PRIO_NORMAL);
     CHECK_STATUS(czk_engine_submit(e, &bad, &a, &err), CZK_OK);
@@ -963,7 +973,9 @@ static void test_restart(void)
     CHECK_STATUS(czk_engine_submit(e, &req, &info, &err), CZK_OK);
     CHECK(strcmp(info.job_id, done.job_id) == 0);
     czk_job_request other = circom_req("first", wtns_bad, wtns_bad_len, CZK_PRIO_NORMAL);
-    CHECK_STATUS(czk_engine_submit(e, &other, &info, &err), CZK_EEXIST);
+    CHECK_STATUS(czk_engine_submit(e, &other, &info, &err), CZK_OK);
+    CHECK(strcmp(info.job_id, done.job_id) != 0);
+    CHECK_STATUS(czk_engine_forget(e, info.job_id, NULL, NULL, &err), CZK_OK);
     czk_engine_destroy(e);
 
     /* A clean restart of a destroyed engine: nothing left to run, both still served. */
