@@ -18,7 +18,7 @@
  * same bases and scalars; "-" is the defaults. The first configuration's figures go to the
  * JSON line. CZK_GPU_MSM_PHASES=1 makes each call print its phase times to stderr.
  *
- * Each line prints the floor (specs/gpu-kernels.md §6.1: XYZZ mixed adds at 2.59 G/s) and
+ * Each line prints the floor (docs/gpu.md §6.1: XYZZ mixed adds at 2.59 G/s) and
  * the sppark peer on the same H200. A "JSON {...}" line closes the output.
  */
 #include "czk/gpu.h"

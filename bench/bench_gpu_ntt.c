@@ -5,7 +5,7 @@
  * the sppark figure measured on the same H200.
  *
  * Floor: the radix-2 multiplication count (n/2)·log n at the measured Fr multiplication
- * rate of an H200, 52.2 G/s (specs/gpu-kernels.md §5-6); the memory floor is ~6x lower.
+ * rate of an H200, 52.2 G/s (docs/gpu.md §5-6); the memory floor is ~6x lower.
  *
  *   bench_gpu_ntt [--sizes 24,26,27] [--reps 5] [--h 27 (0: skip)] [--gpu 0] [--check]
  *

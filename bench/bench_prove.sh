@@ -9,7 +9,7 @@
 #   power5_20   the same at domain 2^20 (1 048 572 constraints; circom2 cannot compile this
 #               size). Target 8x.
 # Keys come from `czk setup --zkey` (TEST-ONLY, known toxic waste): snarkjs's own setup
-# needs `powersoftau prepare phase2`, hours at 2^16 (specs/snarkjs.md §3.1). snarkjs proves
+# needs `powersoftau prepare phase2`, hours at 2^16 (docs/formats.md §10.1). snarkjs proves
 # and verifies with these keys like with its own (tests/peers/snarkjs_interop.sh checks it).
 #
 # Timed: the wall clock of the whole CLI call on both sides (load the zkey and witness,

@@ -354,7 +354,7 @@ static void median_spmv(job *j, const czk_pce *pce, czk_pool *pool, int reps, ti
 }
 
 /*
- * The witness's scalar profile, which sets the GPU's MSM work (specs/gpu-kernels.md §6.4:
+ * The witness's scalar profile, which sets the GPU's MSM work (docs/gpu.md §6.4:
  * ≈ 1.0 s + 3.9·f s per 2^27 partition, f the share of aux scalars that are neither 0 nor
  * 1): the GPU MSM skips zeros, batch-adds the bases of ones and runs Pippenger on the rest.
  */

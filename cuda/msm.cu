@@ -532,7 +532,7 @@ struct g2_traits {
 
 /*
  * Window width from the number of significant scalars: about log2(n) − 4, which balances
- * n·W bucket additions against W·2^c reduction additions (specs/gpu-kernels.md §6.1 puts
+ * n·W bucket additions against W·2^c reduction additions (docs/gpu.md §6.1 puts
  * the G1 optimum at 16 bits for 2^20, 20 for 2^24 and 22 for 2^26..2^27). Measured on an
  * H200 (CZK_GPU_MSM_WINDOW, windows all of c bits then): 21 and 23 bits were 1–9% slower
  * than 22 at 2^26 and 2^27 (21 needs 13 windows, 23 doubles the reduction for the same 12),

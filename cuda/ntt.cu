@@ -7,7 +7,7 @@
  * the butterflies (8 non-trivial stages of 9 per pass, half an element each), 2 to apply the
  * boundary twiddles and, where the 2^27-entry level is split, 1 to form the first level's
  * twiddle (whole_policy stores it whole where the device has room): 14 or 15, against 13.5
- * for the radix-2 count that the spec's 35 ms floor assumes. With CZK_NTT_SKIP_UNIT
+ * for the radix-2 count that docs/gpu.md §6.2's 35 ms floor assumes. With CZK_NTT_SKIP_UNIT
  * (ntt.cuh) the products by 1 of each pass's lowest round are skipped: 12.875 or 13.875.
  * A coset shift or 1/n adds 1 (constant) or 2 (split table) in the first or last pass, never
  * another pass over memory.

@@ -10,7 +10,7 @@ re-inverts a fresh minor at every partial round), whereas the C code uses closed
 It prints the C lines of tests/unit/test_poseidon.c's OPT_CHECKSUMS table: for each
 arity, index-weighted checksums sum((i + 1) * x[i]) mod r over the compressed round
 constants, the pre-sparse matrix (row-major), w_hat and v_rest (sparse matrix by
-sparse matrix), and it asserts every known answer of specs/filecoin.md section 7.
+sparse matrix), and it asserts every known answer of docs/formats.md §7.
 
     python3 scripts/gen_poseidon.py          # about a minute: arity 36 is slow in Python
 """

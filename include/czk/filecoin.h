@@ -1,6 +1,6 @@
 /*
  * czk — Filecoin primitives, byte-for-byte as rust-fil-proofs and
- * rust-filecoin-proofs-api compute them (see specs/filecoin.md §5.1, §5.5, §5.6).
+ * rust-filecoin-proofs-api compute them (see docs/formats.md §5.1, §5.5, §5.6).
  *
  *   1. Registered seal proofs: names, Go abi numbers, per-size parameters, porep_id,
  *      prover_id and replica_id.

@@ -1,7 +1,7 @@
 /*
  * czk — Groth16 over BLS12-381: keys, proofs, prover, verifier, file formats.
  *
- * Two conventions exist for the H term (see specs/snarkjs.md §4.4 and specs/filecoin.md §4.2):
+ * Two conventions exist for the H term (see docs/formats.md §9.4 and docs/formats.md §4.2):
  *   - bellperson (Filecoin .params): h = m−1 points τ^i·t(τ)/δ, coset shift 7, division by
  *     Z on the coset, roots of unity from 7; the prover appends one row x_i·0 = 0 per input.
  *   - snarkjs (.zkey): h = n points of the odd 2n-th Lagrange basis, coset shift ω_2n, no

@@ -1,6 +1,6 @@
 /*
  * czk — the hashes, padding and Merkle trees of a Filecoin sector, byte for byte as
- * rust-fil-proofs computes them (specs/filecoin.md §1, §5.3, §5.6, §6.1, §7).
+ * rust-fil-proofs computes them (docs/formats.md §1, §5.3, §5.6, §6.1, §7).
  *
  *   1. SHA-256 through OpenSSL EVP (which uses the SHA extensions when the CPU has them),
  *      and Filecoin's 254-bit truncation: byte 31 &= 0x3f, so that a digest read as a

@@ -2,7 +2,7 @@
  * czk — the PoRep circuit: rust-fil-proofs' StackedCircuit (storage-proofs-porep
  * stacked/circuit/{proof.rs, params.rs}) for one partition, constraint for constraint,
  * and the public inputs StackedCompound::generate_public_inputs gives it
- * (specs/filecoin.md §4.6, §5).
+ * (docs/formats.md §4.6, §5).
  *
  * Synthesis order (the order the published .params files encode):
  *   replica_id (aux, inputized, to_bits_le), comm_d (aux, inputized), comm_r (aux,

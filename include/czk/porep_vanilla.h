@@ -2,7 +2,7 @@
  * czk — the vanilla side of a PoRep: challenge derivation, vanilla proofs of a sealed
  * sector and the C1 output (SealCommitPhase1Output) built from them, as rust-fil-proofs'
  * seal_commit_phase1 computes them (storage-proofs-porep stacked/vanilla/{challenges.rs,
- * proof_scheme.rs, proof.rs, params.rs}; filecoin-proofs api/seal.rs; specs/filecoin.md
+ * proof_scheme.rs, proof.rs, params.rs}; filecoin-proofs api/seal.rs; docs/formats.md
  * §5.6, §8.1).
  *
  *   1. Challenges. Interactive PoRep (V1, V1_1): challenge i of partition k is

@@ -1,7 +1,7 @@
 /*
  * czk — SDR labelling and sealing of a sector on the CPU, byte for byte as
  * rust-fil-proofs' seal_pre_commit_phase1 and _phase2 compute them
- * (specs/filecoin.md §5.1, §5.3, §5.5, §5.6; rust-fil-proofs storage-proofs-porep
+ * (docs/formats.md §5.1, §5.3, §5.5, §5.6; rust-fil-proofs storage-proofs-porep
  * stacked/vanilla/{create_label, graph.rs, proof.rs}, filecoin-proofs api/seal.rs).
  *
  *   1. Labels. label(ℓ, v) = trunc254(SHA-256(replica_id ‖ ℓ as u32 BE ‖ v as u64 BE ‖

@@ -3,7 +3,7 @@
  * (storage-proofs-update/src/{circuit,gadgets,constants,challenges,compound}.rs),
  * constraint for constraint, and what it needs around it: the per-size parameters, the
  * witness of one partition, the public inputs as EmptySectorUpdateCompound generates
- * them, and the native phi / rho / challenge derivations (specs/filecoin.md §6).
+ * them, and the native phi / rho / challenge derivations (docs/formats.md §6).
  *
  * One partition k of a sector of `nodes` = 2^B nodes proves, for challenge_count
  * challenges c drawn from comm_r_new and k, that leaf_r_new = leaf_r_old + leaf_d_new·rho

@@ -1,6 +1,6 @@
 /*
  * czk — the vanilla (Merkle-proof) sides of SnapDeals and Proof-of-Spacetime, and
- * synthetic fixtures of both for any sector size (specs/filecoin.md §6, §8.3, §8.4).
+ * synthetic fixtures of both for any sector size (docs/formats.md §6, §8.3, §8.4).
  *
  *   1. SnapDeals encoding (storage-proofs-update vanilla.rs encode_into / decode_from):
  *      new_replica[c] = sector_key[c] + data[c]·rho(c), rho(c) = H(phi, c >> (B − h)),

@@ -1,6 +1,6 @@
 /*
  * czk — Filecoin vanilla proofs and their wire formats, as rust-fil-proofs and
- * rust-filecoin-proofs-api write them (specs/filecoin.md §5.1, §5.6, §6.1, §8).
+ * rust-filecoin-proofs-api write them (docs/formats.md §5.1, §5.6, §6.1, §8).
  *
  *   1. Types: MerkleProof (Single / Sub / Top, each an InclusionPath of levels
  *      {hashes[arity − 1], index}), the PoRep per-challenge Proof, the C1 output

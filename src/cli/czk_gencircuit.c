@@ -1,7 +1,7 @@
 /*
  * czk gen-circuit: large test circuits written straight to circom's .r1cs and .wtns,
  * for sizes circom2 cannot compile (its wasm32 build runs out of memory near 2^18
- * constraints, specs/snarkjs.md §5). For tests and benchmarks only.
+ * constraints, docs/formats.md §10.2). For tests and benchmarks only.
  *
  * power5: the chain x_(i+1) = (x_i + k_i)^5, k_i = i + 1, over R = floor(N/3) rounds, three
  * constraints per round (t = x_i + k_i folded into the linear combinations):

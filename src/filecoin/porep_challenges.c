@@ -1,7 +1,7 @@
 /*
  * PoRep challenge derivation, as rust-fil-proofs' storage-proofs-porep
  * stacked/vanilla/challenges.rs gives it for the three PoRep features
- * (specs/filecoin.md §5.6).
+ * (docs/formats.md §5.6).
  *
  * Every rule ends in bigint_to_challenge: a little-endian integer reduced mod
  * (nodes − 1), plus one, so that node 0 (whose label has no parents) is never challenged.

@@ -1,7 +1,7 @@
 /*
  * The SnapDeals vanilla side: the replica encoding, an updated sector's trees, its
  * partition proofs and their verification (rust-fil-proofs storage-proofs-update
- * vanilla.rs encode_into / decode_from / prove_inner / verify, specs/filecoin.md §6).
+ * vanilla.rs encode_into / decode_from / prove_inner / verify, docs/formats.md §6).
  */
 #include <stdio.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /*
  * bincode 1.3 "legacy" encoding (bincode::serialize: little-endian, fixed-width
  * integers, u64 sequence lengths, u32 enum tags, [u8; 32] as 32 raw bytes) of the
- * SnapDeals PartitionProof and the PoSt SectorProof (specs/filecoin.md §8.3).
+ * SnapDeals PartitionProof and the PoSt SectorProof (docs/formats.md §8.3).
  */
 #include "czk/vanilla.h"
 #include "czk/alloc.h"

@@ -1,6 +1,6 @@
 /*
  * Structural checks of vanilla proofs against a registered proof, Merkle path
- * verification, and cuzk's PoRep envelope (specs/filecoin.md §5.1, §5.6, §8.1, §8.4).
+ * verification, and cuzk's PoRep envelope (docs/formats.md §5.1, §5.6, §8.1, §8.4).
  *
  * The C1 checks are what C2 relies on without checking itself: the circuit takes
  * comm_c and comm_r_last from the first challenge's proofs, the challenge from the

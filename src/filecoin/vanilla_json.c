@@ -1,6 +1,6 @@
 /*
  * C1 output (SealCommitPhase1Output) as serde_json reads and writes it
- * (specs/filecoin.md §8.1), plus the arena that owns every parsed vanilla object.
+ * (docs/formats.md §8.1), plus the arena that owns every parsed vanilla object.
  *
  * Parsing goes through jansson; writing is done by hand because serde_json::to_vec's
  * exact bytes (struct field order, no whitespace, integers only) are simpler to produce

@@ -1,5 +1,5 @@
 /*
- * bellperson / Filecoin encodings (specs/filecoin.md §2, §3.1): the 192-byte proof, the
+ * bellperson / Filecoin encodings (docs/formats.md §2, §3.1): the 192-byte proof, the
  * verifying key and the .params file. Points are zcash-encoded, lengths are u32
  * big-endian, there is no header and no padding. Every byte is checked: lengths against
  * the file size before anything is allocated, coordinates below p, points on the curve,
@@ -177,7 +177,7 @@ static size_t enc_size(czk_groth16_section s) { return s == CZK_G16_B_G2 ? 192 :
 /*
  * Validate the layout of a mapped .params file: the verifying key, the five
  * length-prefixed sections against the file size, no trailing bytes, and the counts'
- * consistency (bellperson's generator, specs/filecoin.md §3.1). Fills shape (vk and
+ * consistency (bellperson's generator, docs/formats.md §3.1). Fills shape (vk and
  * lengths) and f's section pointers; decodes no section point.
  */
 static czk_status params_layout(czk_groth16_params_file *f, czk_groth16_params *shape,

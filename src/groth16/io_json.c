@@ -1,5 +1,5 @@
 /*
- * snarkjs JSON for BLS12-381 (specs/snarkjs.md §4.6): proof.json, public.json and
+ * snarkjs JSON for BLS12-381 (docs/formats.md §9.6): proof.json, public.json and
  * verification_key.json. Numbers are decimal strings of standard-form integers; points are
  * written affine with z = "1" (infinity ["0","1","0"]); G2 coordinates are [c0, c1].
  * Points read back follow snarkjs's fromObject: z = 0 is infinity, z = 1 affine, any other

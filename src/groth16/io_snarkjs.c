@@ -1,5 +1,5 @@
 /*
- * circom / snarkjs binary files (specs/snarkjs.md §4): .r1cs, .wtns and Groth16 .zkey, in
+ * circom / snarkjs binary files (docs/formats.md §9): .r1cs, .wtns and Groth16 .zkey, in
  * the iden3 "binfile" container. All integers are little-endian; sections are found by
  * id, in any order, each at most once. Everything is checked before use: the container
  * against the file size, every section size against the header counts (so no allocation
@@ -511,7 +511,7 @@ czk_status czk_wtns_write_file(const czk_fr *w, size_t n, const char *path, czk_
     put_section_header(&f, 1, sizeof hdr);
     czk__wfile_put(&f, hdr, sizeof hdr);
     /* The u64 size is written correctly here also past 2^32 bytes (circom_runtime's is
-     * not, specs/snarkjs.md §4.2). */
+     * not, docs/formats.md §9.2). */
     put_section_header(&f, 2, (uint64_t)32 * n);
     for (size_t i = 0; i < n; i += WRITE_CHUNK) {
         size_t k = n - i < WRITE_CHUNK ? n - i : WRITE_CHUNK;

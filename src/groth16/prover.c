@@ -1,6 +1,6 @@
 /*
  * Groth16 prover: the H polynomial by NTTs, the five MSMs, and the assembly with r, s.
- * The arithmetic is bellperson's (specs/filecoin.md §4) or snarkjs's (specs/snarkjs.md
+ * The arithmetic is bellperson's (docs/formats.md §4) or snarkjs's (docs/formats.md §9.1
  * §4.4) depending on the parameters' convention; the MSMs and the assembly are shared.
  */
 #include "czk/alloc.h"

@@ -1,5 +1,5 @@
 /*
- * Groth16 verifier (bellperson's equations, specs/filecoin.md §4.5): single proofs with a
+ * Groth16 verifier (bellperson's equations, docs/formats.md §4.5): single proofs with a
  * prepared key, and batches with a random linear combination that costs one Miller loop
  * per proof plus three, and one final exponentiation in all.
  */

@@ -1,5 +1,5 @@
 /*
- * TEST-ONLY Groth16 .zkey writer: keys in snarkjs's layout (specs/snarkjs.md §4.3) for any
+ * TEST-ONLY Groth16 .zkey writer: keys in snarkjs's layout (docs/formats.md §9.3) for any
  * R1CS, from toxic waste (τ, α, β, δ) drawn here and discarded. INSECURE by construction:
  * whoever runs it could keep the waste, and the file carries no ceremony transcript. It
  * exists because snarkjs's own route to a zkey (`powersoftau prepare phase2`) takes hours

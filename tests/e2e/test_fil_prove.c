@@ -81,7 +81,7 @@ static void prove_post(const fp_keys *k, czk_post_proof proof, const char *id, s
 }
 
 /* The .meta and .vk files are what rust-fil-proofs writes: CacheEntryMetadata's JSON and
- * a VerifyingKey of 868 + 96·ic_len bytes (specs/filecoin.md §2, §3.2). */
+ * a VerifyingKey of 868 + 96·ic_len bytes (docs/formats.md §2, §3.2). */
 static void check_files(const char *id, uint64_t sector_size, size_t ic_len)
 {
     const char *name = NULL;

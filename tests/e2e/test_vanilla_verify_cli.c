@@ -9,7 +9,7 @@
  *
  * The tampering is done here, independently of the code under test: jansson and OpenSSL's
  * base64 take the request JSON apart, and the byte offsets of the first path hash follow
- * the bincode layout of rust-fil-proofs' types (specs/filecoin.md §8).
+ * the bincode layout of rust-fil-proofs' types (docs/formats.md §8).
  */
 #include "czk_test.h"
 

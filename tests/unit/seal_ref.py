@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Clean-room reference for SDR sealing of 2 KiB sectors (test_seal.c's expected values).
 
-Written from specs/filecoin.md (§5.3 label hash, §5.5 parents, §5.6 replica_id, §7 and
-Appendix A Poseidon) and rust-fil-proofs' definitions, with nothing taken from czk's C:
+Written from docs/formats.md (§5.3 label hash, §5.5 parents, §5.6 replica_id, §7
+Poseidon) and rust-fil-proofs' definitions, with nothing taken from czk's C:
 ChaCha8 (Bernstein layout), bucket-sampling DRG, Feistel expander, labels with hashlib
 SHA-256, fr32 padding, tree_d, column hashes, encoding, Poseidon octrees, comm_r.
 
 Self-checks before printing anything:
-  - Poseidon against the known answers of specs §7 (neptune / rust-fil-proofs);
-  - the parents of StackedDrg2KiBV1_1 nodes 2, 3, 63 against specs §5.5;
+  - Poseidon against the known answers of docs/formats.md §7 (neptune / rust-fil-proofs);
+  - the parents of StackedDrg2KiBV1_1 nodes 2, 3, 63 against docs/formats.md §5.5;
   - the last label of the 11-layer labellings of rust-fil-proofs' tests
     (storage-proofs-porep/tests/stacked_vanilla.rs test_stacked_porep_generate_labels,
     also create_label/multi.rs test_create_labels): 64 and 128 nodes, replica_id [9; 32],
@@ -25,7 +25,7 @@ import sys
 P = 0x73EDA753299D7D483339D80809A1D80553BDA402FFFE5BFEFFFFFFFF00000001
 
 # ---------------------------------------------------------------------------------------
-# Poseidon (specs Appendix A: plain permutation, Grain constants, Cauchy MDS)
+# Poseidon (docs/formats.md §7: plain permutation, Grain constants, Cauchy MDS)
 # ---------------------------------------------------------------------------------------
 RP = {2: 55, 4: 56, 8: 57, 11: 57, 16: 59, 24: 59, 36: 60}
 RF = 8
@@ -118,7 +118,7 @@ def chacha_block(key32, counter, rounds=8):
 
 
 # ---------------------------------------------------------------------------------------
-# The SDR graph (specs §5.5)
+# The SDR graph (docs/formats.md §5.5)
 # ---------------------------------------------------------------------------------------
 class Graph:
     def __init__(self, nodes, porep_id, version):
@@ -183,7 +183,7 @@ class Graph:
 
 
 # ---------------------------------------------------------------------------------------
-# Labels (specs §5.3)
+# Labels (docs/formats.md §5.3)
 # ---------------------------------------------------------------------------------------
 def trunc(d):
     return d[:31] + bytes([d[31] & 0x3F])

@@ -4,7 +4,7 @@
  * Independent references: OpenSSL's generic prime-curve code (EC_GROUP over y^2 = x^3 + 4,
  * an unrelated implementation) for G1 addition, doubling and scalar multiplication; the
  * zkcrypto/bls12_381 test vectors (encodings of i·G, i = 0..999, checked by SHA-256) and
- * the generator encodings from the Filecoin spec for both groups; the group order r and
+ * the generator encodings of docs/formats.md §1 for both groups; the group order r and
  * the cofactors h1, h2 (derived from x in the comments below), through [r]P == inf,
  * [h·r]P == inf on the full curve and the slow subgroup test [r]P == inf. Group laws
  * (sums of multiples, associativity, exceptional cases, the three coordinate systems) are
@@ -858,7 +858,7 @@ static void test_zcash_vectors(void)
     sha256_hex(h, u2, N * 192);
     CHECK_MSG(strcmp(h, "80fd0516c8115b13165589324558649fa94f49e714caa3b735537d073a9cfb65") == 0, "G2 uncompressed %s", h);
 
-    /* The generators, from the Filecoin spec §1. */
+    /* The generators, docs/formats.md §1. */
     uint8_t want[96];
     hex_to_bytes(want, "97f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb", 48);
     CHECK_MEM(c1 + 48, want, 48);

@@ -322,7 +322,7 @@ static void test_snap(void)
         CHECK_STATUS(czk_fil_job_public_inputs(j, 0, pub, 4, &n, &err), CZK_OK);
         CHECK(n == 4);
         /* k = 0 and h_select = 1: at 2 KiB every allowed h is 1 (hs = [1; 6]), and
-         * h_select is 2 to the first index of h in hs (specs/filecoin.md §6.1). */
+         * h_select is 2 to the first index of h in hs (docs/formats.md §6.1). */
         czk_fr khs;
         czk_fr_from_u64(&khs, 1);
         CHECK(czk_fr_eq(&pub[0], &khs));

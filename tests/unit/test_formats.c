@@ -3,9 +3,9 @@
  * .zkey and JSON.
  *
  * References independent of the code under test: the published generator encodings
- * (specs/filecoin.md §1) and the Filecoin vk sizes (§2); the snarkjs generator bytes in
- * Montgomery form (specs/snarkjs.md §4.3); byte images of .r1cs / .wtns / .zkey built here
- * from the spec tables, with every field element converted by OpenSSL BIGNUM (standard
+ * (docs/formats.md §1) and the Filecoin vk sizes (§2); the snarkjs generator bytes in
+ * Montgomery form (docs/formats.md §9.3); byte images of .r1cs / .wtns / .zkey built here
+ * from docs/formats.md §1-§3 and §9, with every field element converted by OpenSSL BIGNUM (standard
  * form, Montgomery x·2^384 mod p, double Montgomery c·2^512 mod r), and decimal strings
  * from BN_bn2dec. Round trips cover the writers; every malformed input asserts its status
  * and that the message names the place.
@@ -31,7 +31,7 @@ static const char BN254_R_HEX[] =
     "30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001";
 static const char BN254_Q_HEX[] =
     "30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47";
-/* specs/filecoin.md §1: compressed generators. */
+/* docs/formats.md §1: compressed generators. */
 static const char G1_COMPRESSED_HEX[] = "97f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f"
                                         "171bac586c55e83ff97a1aeffb3af00adb22c6bb";
 static const char G2_COMPRESSED_HEX[] =
@@ -428,7 +428,7 @@ static bool vk_eq(const czk_groth16_vk *a, const czk_groth16_vk *b, bool with_g1
 
 static void test_vk_size_known_answer(void)
 {
-    /* specs/filecoin.md §2: 868 + 96·ic_len; PoRep 32 GiB (328) 32,356 B, PoRep 2K..512M
+    /* docs/formats.md §2: 868 + 96·ic_len; PoRep 32 GiB (328) 32,356 B, PoRep 2K..512M
      * (40) 4,708 B, SnapDeals (5) 1,348 B. */
     czk_groth16_vk vk = {0};
     vk.ic_len = 328;
@@ -813,7 +813,7 @@ static void assemble(buf *out, const char *magic, uint32_t version, section *con
     }
 }
 
-/* The out = a·b·k circuit of specs/snarkjs.md: wires 0 = 1, 1 = out, 2 = k, 3 = a, 4 = b,
+/* The out = a·b·k circuit of docs/formats.md §9.1: wires 0 = 1, 1 = out, 2 = k, 3 = a, 4 = b,
  * 5 = a·b; constraint 0: (−a)·b = −t; constraint 1: (−t)·k = −out. */
 typedef struct term {
     uint32_t wire;
@@ -1275,7 +1275,7 @@ static void write_zkey(const char *path, section s[11], const int *order, size_t
 
 static void test_zkey_generator_bytes(void)
 {
-    /* specs/snarkjs.md §4.3: the G1 generator in a zkey starts 160c53fd9087b35c f5ff7699. */
+    /* docs/formats.md §9.3: the G1 generator in a zkey starts 160c53fd9087b35c f5ff7699. */
     buf b = {0};
     b_g1_mont(&b, &CZK_G1_GENERATOR);
     static const uint8_t want[12] = {0x16, 0x0c, 0x53, 0xfd, 0x90, 0x87,
@@ -1742,7 +1742,7 @@ static void test_json_public(void)
     }
     json_decref(j);
 
-    /* The spec's example; leading zeros are still decimal. */
+    /* docs/formats.md §9.6's example; leading zeros are still decimal. */
     write_file(f, "[\"165\", \"0005\"]", 15);
     CHECK_STATUS(czk_snarkjs_public_read_json(&back, &n, f, NULL), CZK_OK);
     czk_fr w165, w5;

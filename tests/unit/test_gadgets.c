@@ -21,7 +21,7 @@
  *   - PoR: every shape of rust-fil-proofs storage-proofs-core/tests/por_circuit.rs
  *     (inputs and constraints, public and private roots).
  * Values are checked against OpenSSL (SHA-256, the bare compression function), native
- * Poseidon and published Poseidon digests (specs/filecoin.md §7), and czk's Merkle trees.
+ * Poseidon and published Poseidon digests (docs/formats.md §7), and czk's Merkle trees.
  * Golden R1CS hashes of czk's own small gadget circuits guard against regressions only.
  */
 #define OPENSSL_SUPPRESS_DEPRECATED /* SHA256_Transform: the bare compression function */
@@ -1229,7 +1229,7 @@ static void test_poseidon(void)
      * rust-fil-proofs hash.rs test_hash_single_column_circuit. */
     static const unsigned arity[] = {2, 4, 8, 11, 16, 24, 36};
     static const uint64_t want_rows[] = {311, 377, 505, 598, 761, 1009, 1385};
-    /* specs/filecoin.md §7: neptune's MerkleTree digests of [0, 1, …, arity − 1]. */
+    /* docs/formats.md §7: neptune's MerkleTree digests of [0, 1, …, arity − 1]. */
     static const char *merkle_kat[] = {
         "0x396508d75e76a56b739e0fd902efe161a6fba9339d05a69d2e203c369a02e7ff",
         "0x58a54b10a9e5848a00db3c6579229399fb6b4605bf1327ec019814ff6662075d",
@@ -1274,7 +1274,7 @@ static void test_poseidon(void)
         }
     }
 
-    /* Published vectors of other hash types (specs/filecoin.md §7). */
+    /* Published vectors of other hash types (docs/formats.md §7). */
     memset(&x, 0, sizeof x);
     x.p = czk_poseidon_params_get(2);
     x.type = CZK_POSEIDON_MERKLE_TREE;

@@ -5,7 +5,7 @@
  *   - SHA-256: FIPS 180-2 vectors; node hashing against OpenSSL's one-shot EVP_Digest.
  *   - Zero ladder: every entry of go-commp-utils' zerocomm.PieceComms (zero-piece
  *     commitments of 2^7 .. 2^41 bytes), rust-fil-proofs' test_compute_comm_d_empty
- *     (2 KiB and 128 B), and the spec's ladder base f5a5fd42… (specs/filecoin.md §5.6).
+ *     (2 KiB and 128 B), and the ladder base f5a5fd42… of docs/formats.md §5.6.
  *   - comm_p: go-commp-utils commp_test.go TestZeroPadding ("i am the biggest cat…" in a
  *     127-byte piece, and its 4× zero-padded form); go-fil-commcid's fixture
  *     "127OfEach0-1-2-3"; zero pieces against the table.
@@ -225,7 +225,7 @@ static void test_zero_ladder(void)
     uint8_t z[32], zero[32] = {0};
     CHECK_STATUS(czk_zero_comm(z, 0), CZK_OK);
     CHECK_MEM(z, zero, 32);
-    /* specs/filecoin.md §5.6 (also curio lib/proof/treed_build_test.go). */
+    /* docs/formats.md §5.6 (also curio lib/proof/treed_build_test.go). */
     CHECK_STATUS(czk_zero_comm(z, 1), CZK_OK);
     CHECK(eq_hex(z, "f5a5fd42d16a20302798ef6ed309979b43003d2320d9f0e8ea9831a92759fb0b"));
     for (unsigned i = 0; i < NPIECE_COMMS; i++) {
@@ -746,7 +746,7 @@ static void test_shapes_and_configs(void)
         CHECK(c.hasher == CZK_MERKLE_POSEIDON && c.base_arity == info->tree_base_arity &&
               c.sub_arity == info->tree_sub_arity && c.top_arity == info->tree_top_arity);
     }
-    /* Heights (specs/filecoin.md §5.1): 2 KiB 2 octree levels, 8 MiB 6, 512 MiB 8,
+    /* Heights (docs/formats.md §5.1): 2 KiB 2 octree levels, 8 MiB 6, 512 MiB 8,
      * 32 GiB 9 + 1, 64 GiB 9 + 1 + 1; tree_d depth = log2(nodes). */
     static const struct {
         unsigned lg;

@@ -3,7 +3,7 @@
  *   - storage-proofs-porep/tests/stacked_circuit.rs: 22 inputs and 1,206,212 / 1,199,620 /
  *     1,296,576 / 1,346,982 constraints for its test configurations (2 layers, 1
  *     challenge, 8·base-tree-count nodes, trees 2-0-0, 8-0-0, 8-4-0, 8-4-2);
- *   - specs/filecoin.md §5.4: the 32 GiB partition's 130,278,541 constraints, 328 inputs,
+ *   - docs/formats.md §5.4: the 32 GiB partition's 130,278,541 constraints, 328 inputs,
  *     130,169,893 aux and densities a_aux 129,753,292, b_input 1, b_aux 33,112,281.
  * With a witness: a hand-made 2 KiB sector (random data and parent columns, the
  * challenged nodes' labels computed with OpenSSL's SHA-256 as create_label.rs specifies,
@@ -62,7 +62,7 @@ static void test_upstream_test_circuits(void)
     }
 }
 
-/* specs/filecoin.md §5.4: one partition of StackedDrg32GiBV1_1, by a full COUNT-mode
+/* docs/formats.md §5.4: one partition of StackedDrg32GiBV1_1, by a full COUNT-mode
  * synthesis and by czk_circuit_porep_count's extrapolation from one and two challenges. */
 static void test_32gib(void)
 {

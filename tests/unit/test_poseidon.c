@@ -1,7 +1,7 @@
 /*
  * Poseidon (neptune-compatible) against published and independently derived answers:
  *
- *   - every known answer of specs/filecoin.md section 7: neptune's MerkleTree digests of
+ *   - every known answer of docs/formats.md §7: neptune's MerkleTree digests of
  *     [0, 1, ..., arity − 1] for all seven arities, ConstantLength(4) at arities 4 and 8,
  *     rust-fil-proofs' Poseidon2 vectors, GenRandomness (Custom(1)) and the Poseidon-11
  *     column hash, and the first round constant of width 9 from neptune's parameter file;
@@ -174,7 +174,7 @@ static void test_filecoin_hasher(void)
     CHECK_FR(h, fr_hex("0x1effebb7b26ad9eb30eb6385ae6b74ae77cc72b8cb2b5ad2efbb8be3e291e671"));
 }
 
-/* GenRandomness: Custom(1), tag 2^40, arity 2 (derived values of specs/filecoin.md §7). */
+/* GenRandomness: Custom(1), tag 2^40, arity 2 (derived values of docs/formats.md §7). */
 static void test_custom_gen_randomness(void)
 {
     const czk_poseidon_params *p = czk_poseidon_params_get(2);

@@ -5,7 +5,7 @@
  *  - ChaCha: draft-strombergson-chacha-test-vectors-01 (8 and 20 rounds, 64-bit nonce =
  *    rand_chacha's stream), rand_chacha 0.3's own ChaCha20Rng tests (IETF draft vectors),
  *    and OpenSSL's ChaCha20 on random keys.
- *  - parents: the examples of specs/filecoin.md §5.5 (2 KiB V1_1, from a clean-room port
+ *  - parents: the examples of docs/formats.md §5.5 (2 KiB V1_1, from a clean-room port
  *    that reproduced parent_cache.json).
  *  - parent caches: the SHA-256 digests and file names of rust-fil-proofs'
  *    storage-proofs-porep/parent_cache.json for 2 KiB and 8 MiB, V1 and V1_1.
@@ -311,7 +311,7 @@ static czk_sdr_graph *graph_for(czk_seal_proof p)
 
 static void test_spec_examples(void)
 {
-    /* specs/filecoin.md §5.5, StackedDrg2KiBV1_1. */
+    /* docs/formats.md §5.5, StackedDrg2KiBV1_1. */
     static const struct {
         uint32_t node;
         uint32_t parents[14];

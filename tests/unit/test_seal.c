@@ -6,12 +6,12 @@
  *    stacked_vanilla.rs test_stacked_porep_generate_labels (= create_label/multi.rs
  *    test_create_labels): the last label of 11 layers over 64 and 128 nodes, replica_id
  *    [9; 32], porep_id [0; 32] (V1.0) or [123; 32] (V1.1, V1.2).
- *  - tests/unit/seal_ref.py, a clean-room Python port of the spec (hashlib SHA-256,
- *    ChaCha8/Feistel parents, the Poseidon of specs Appendix A), run once: comm_d,
+ *  - tests/unit/seal_ref.py, a clean-room Python port of docs/formats.md §5 and §7 (hashlib SHA-256,
+ *    ChaCha8/Feistel parents, the Poseidon of docs/formats.md §7), run once: comm_d,
  *    replica_id, comm_c, comm_r_last, comm_r and sample labels of four 2 KiB sectors. The
  *    script itself first reproduces the rust-fil-proofs label answers above.
  *  - OpenSSL SHA-256 of hand-built labelling preimages; czk_fr_add for the encoding;
- *    the Poseidon-11 value of specs §7 for column hashes; the zero-piece ladder for the
+ *    the Poseidon-11 value of docs/formats.md §7 for column hashes; the zero-piece ladder for the
  *    comm_d of empty sectors.
  * No upstream fixture with a fixed prover id / sector id / ticket / data and its comm_r
  * was found (rust-fil-proofs' seal_regression_records use random data; lotus, curio and
@@ -96,7 +96,7 @@ static void test_upstream_labels(void)
     }
 }
 
-/* The 1248-byte preimage of (layer, node), built by hand from the spec's table. */
+/* The 1248-byte preimage of (layer, node), built by hand from docs/formats.md §5.3's table. */
 static size_t build_preimage(uint8_t *pre, const czk_sdr_graph *g, const uint8_t replica_id[32],
                              const uint8_t *labels, uint64_t nodes, uint32_t layer, uint32_t node)
 {
@@ -265,7 +265,7 @@ static void test_encode(void)
     CHECK(strstr(err.msg, "4321") != NULL);
 }
 
-/* Column hashes: Poseidon-11 of [1..11] (specs §7) and Poseidon-2 of (1, 0). */
+/* Column hashes: Poseidon-11 of [1..11] (docs/formats.md §7) and Poseidon-2 of (1, 0). */
 static void test_column_hashes(void)
 {
     const uint64_t n = 3;

@@ -9,7 +9,7 @@
  *     27,384 / 11,246 constraints, 19 / 13 inputs, 266,665 for 5 sectors at 32 GiB) and
  *     filecoin-proofs constants.rs (2349 sectors → 125,279,217; 2300 → 129,887,900);
  *     Winning PoSt's 370,590 / 133 (66 sectors × 1 challenge);
- *   - specs/filecoin.md §7 GenRandomness vectors (Poseidon-2, tag 2^40) for phi / rho;
+ *   - docs/formats.md §7 GenRandomness vectors (Poseidon-2, tag 2^40) for phi / rho;
  *   - satisfiability: witnesses built from czk/merkle.h trees over random leaves (the
  *     trees and the encoding computed natively, independently of the circuit) satisfy the
  *     circuits in EVAL mode, the public inputs generated as upstream's compound.rs equal
@@ -135,7 +135,7 @@ static czk_cs_counts count_circuit(czk_cs_circuit_fn fn, void *ctx, double *secs
 /* SnapDeals: parameters and counts                                                     */
 /* ------------------------------------------------------------------------------------ */
 
-/* specs/filecoin.md §6.1 and constants.rs. */
+/* docs/formats.md §6.1 and constants.rs. */
 static void test_snap_params(void)
 {
     static const struct {
@@ -265,7 +265,7 @@ static void test_snap_counts_published(void)
 /* SnapDeals: witnesses                                                                 */
 /* ------------------------------------------------------------------------------------ */
 
-/* specs/filecoin.md §7: GenRandomness H(1,2) and H(0,0) (big-endian hex). */
+/* docs/formats.md §7: GenRandomness H(1,2) and H(0,0) (big-endian hex). */
 static void test_snap_phi_rho_vectors(void)
 {
     static const char *h12 = "702c879bafdb05ab3018f4fbc1d4c74854af845cdbb6bb53e40d5f9cb5e92f3c";

@@ -12,7 +12,7 @@
  *     inverse;
  *   - PoSt leaf and Winning sector challenges recomputed with OpenSSL's SHA-256 from
  *     upstream's definition (generate_leaf_challenge, generate_sector_challenge);
- *   - the 32 GiB PartitionProof bincode size derived in specs/filecoin.md §8.3
+ *   - the 32 GiB PartitionProof bincode size derived in docs/formats.md §8.3
  *     (561,768 bytes) from upstream's types.
  * A 32 GiB SnapDeals partition circuit has 81 M constraints (about 8 GB of EVAL rows), too
  * big for a unit test: at 32 GiB the synthetic SnapDeals proofs are checked by the vanilla
@@ -534,7 +534,7 @@ static void test_snap_fixture_2k(void)
 }
 
 /* Synthetic 32 GiB: seconds to build, partitions of 86 challenges verify, the
- * partition bincode has the size the spec derives from upstream's types. */
+ * partition bincode has the size docs/formats.md §8.3 derives from upstream's types. */
 static void test_snap_fixture_32g(void)
 {
     double t0 = now_s();

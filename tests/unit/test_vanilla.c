@@ -14,7 +14,7 @@
  *     31-byte array, unknown variant, truncation, garbage) must fail naming the field;
  *     structural faults (value ≥ r, wrong path length, wrong counts, tampered sibling,
  *     wrong comm_r) must fail czk_c1_check naming partition, challenge and field.
- *   - bincode: round trip, size against specs/filecoin.md §8.3's formula, a hand-built
+ *   - bincode: round trip, size against docs/formats.md §8.3's formula, a hand-built
  *     byte string, every truncation, a bad tag, trailing bytes, a huge length.
  *   - Sub and Top proofs from real 8-8-0 / 8-8-2 trees verify, and tampering fails.
  *   - base64 of the envelope against RFC 4648 §10 vectors.
@@ -504,7 +504,7 @@ static void test_bincode(void)
     uint8_t *bin, *bin2;
     size_t len, len2;
     CHECK_STATUS(czk_snap_partition_proof_write(&pp, &bin, &len, &err), CZK_OK);
-    /* specs §8.3: comm_c + u64 + apex + u64 + per challenge three Single proofs of
+    /* docs/formats.md §8.3: comm_c + u64 + apex + u64 + per challenge three Single proofs of
      * 4 + 64 + 8 + levels·(8 + 32·(arity−1) + 8) bytes (2 KiB: tree_r 2 oct levels,
      * tree_d 6 binary levels). */
     size_t r_proof = 4 + 64 + 8 + 2 * (16 + 7 * 32), d_proof = 4 + 64 + 8 + 6 * (16 + 32);
