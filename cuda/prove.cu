@@ -94,13 +94,6 @@ czk_status cuda_fail(czk_err *err, cudaError_t e, const char *what, const char *
         if (s_ != CZK_OK) return s_;                                                           \
     } while (0)
 
-double now_s()
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 czk_status select_gpu(int gpu, czk_err *err)
 {
     int n = czk_gpu_count();
@@ -259,7 +252,7 @@ struct cpu_b2_job {
 void *cpu_b2_main(void *p)
 {
     cpu_b2_job *j = (cpu_b2_job *)p;
-    double t0 = now_s();
+    double t0 = czk_clock_s();
     const size_t ni = j->pk->n_inputs, na = j->pk->n_aux;
     czk_scalar *z = (czk_scalar *)czk_malloc((ni + na) * sizeof *z);
     if (z == nullptr) {
@@ -273,7 +266,7 @@ void *cpu_b2_main(void *p)
     czk_g2s_msm(&j->aux, j->pk->b_g2 + b_in, z + ni, na, j->asg->b_aux_density, nullptr,
                 j->pool);
     czk_free(z);
-    j->seconds = now_s() - t0;
+    j->seconds = czk_clock_s() - t0;
     j->st = CZK_OK;
     return nullptr;
 }
@@ -808,7 +801,7 @@ czk_status witness_msms(witness_job *j)
     czk_gpu_msm_stats m1, m2;
     uint64_t *sb = &j->streamed;
     const size_t ch = j->chunk;
-    double t0 = now_s();
+    double t0 = czk_clock_s();
     TRY_STATUS(msm<1>(sm, gpu, &res->l, src[CZK_G16_L], 0, zs + ni, na, nullptr, ch, &m1, sb,
                       err));
     auto tally = [j](const czk_gpu_msm_stats &m) {
@@ -818,7 +811,7 @@ czk_status witness_msms(witness_job *j)
     tally(m1);
     st->msm_l_s = m1.device_ms * 1e-3;
     st->l_sig = m1.n_sig;
-    double t1 = now_s();
+    double t1 = czk_clock_s();
     st->t_l_s = t1 - j->t_start;
     j->l_s = t1 - t0;
     TRY_STATUS(msm<1>(sm, gpu, &res->a_in, src[CZK_G16_A], 0, zs, ni, nullptr, ch, &m1, sb, err));
@@ -827,7 +820,7 @@ czk_status witness_msms(witness_job *j)
     tally(m1);
     tally(m2);
     st->msm_a_s = (m1.device_ms + m2.device_ms) * 1e-3;
-    double t2 = now_s();
+    double t2 = czk_clock_s();
     st->t_a_s = t2 - j->t_start;
     j->a_s = t2 - t1;
     TRY_STATUS(msm<1>(sm, gpu, &res->b1_in, src[CZK_G16_B_G1], 0, zs, ni, asg->b_input_density,
@@ -837,7 +830,7 @@ czk_status witness_msms(witness_job *j)
     tally(m1);
     tally(m2);
     st->msm_b1_s = (m1.device_ms + m2.device_ms) * 1e-3;
-    double t3 = now_s();
+    double t3 = czk_clock_s();
     st->t_b1_s = t3 - j->t_start;
     j->b1_s = t3 - t2;
     if (j->b2_gpu) {
@@ -848,8 +841,8 @@ czk_status witness_msms(witness_job *j)
         tally(m1);
         tally(m2);
         st->msm_b2_s = (m1.device_ms + m2.device_ms) * 1e-3;
-        j->b2_s = now_s() - t3;
-        st->t_b2_s = now_s() - j->t_start;
+        j->b2_s = czk_clock_s() - t3;
+        st->t_b2_s = czk_clock_s() - j->t_start;
     }
     return CZK_OK;
 }
@@ -974,7 +967,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     memset(&st, 0, sizeof st);
     czk_groth16_timings tm;
     memset(&tm, 0, sizeof tm);
-    const double t0 = now_s();
+    const double t0 = czk_clock_s();
 
     in_flight_scope flight(gpu);
     prove_state ps;
@@ -1229,9 +1222,9 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
         ps.dc = nullptr;
     }
     TRY(cudaEventRecord(ps.ev[EV_H], ps.s));
-    st.t_queued_s = now_s() - t0;
+    st.t_queued_s = czk_clock_s() - t0;
     TRY(cudaEventSynchronize(ps.ev[EV_H]));
-    double t1 = now_s();
+    double t1 = czk_clock_s();
     st.t_h_s = t1 - t0;
     tm.ntt = t1 - t0;
     float ms = 0;
@@ -1249,7 +1242,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
                             czk_gpu_msm_scratch_bound(1, m);
     if (o.on_compute != nullptr && full && plan_room && room_for_next(gpu, ps.pool)) {
         st.overlapped = true;
-        st.t_handoff_s = now_s() - t0;
+        st.t_handoff_s = czk_clock_s() - t0;
         o.on_compute(o.on_compute_arg);
     }
 
@@ -1261,7 +1254,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     st.msm_calls = mh.calls;
     st.msm_cuts = mh.cuts;
     st.h_sig = mh.n_sig;
-    double t2 = now_s();
+    double t2 = czk_clock_s();
     st.t_msm_h_s = t2 - t0;
     tm.msm_h = t2 - t1;
     if (wstarted) {
@@ -1295,7 +1288,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     tm.msm_b_g1 = wj.b1_s;
     tm.msm_b_g2 = wj.b2_s;
     if (st.b2_on_cpu) {
-        double tb = now_s();
+        double tb = czk_clock_s();
         pthread_join(ps.thread, nullptr);
         ps.thread_started = false;
         if (ps.job.st != CZK_OK)
@@ -1303,14 +1296,14 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
         res.b2_in = ps.job.in;
         res.b2_aux = ps.job.aux;
         st.msm_b2_s = ps.job.seconds;
-        tm.msm_b_g2 = now_s() - tb; /* the wait for it, beyond the GPU work */
+        tm.msm_b_g2 = czk_clock_s() - tb; /* the wait for it, beyond the GPU work */
     }
-    double t6 = now_s();
+    double t6 = czk_clock_s();
     st.gpu_s = t6 - t0;
 
     /* 4. Assembly, the CPU prover's code. */
     czk__groth16_assemble(out, pk, &res, &r, &s);
-    tm.assemble = now_s() - t6;
+    tm.assemble = czk_clock_s() - t6;
     if (tout != nullptr) *tout = tm;
     if (sout != nullptr) *sout = st;
     return CZK_OK;

@@ -86,6 +86,12 @@ CZK_API void czk_err_clear(czk_err *err);
 /** Version string of the library, e.g. "0.1.0". */
 CZK_API const char *czk_version(void);
 
+/** The monotonic clock (CLOCK_MONOTONIC) in microseconds and in seconds, for timings. */
+CZK_API uint64_t czk_clock_us(void);
+CZK_API double czk_clock_s(void);
+/** The wall clock, Unix milliseconds (job and event stamps). */
+CZK_API uint64_t czk_unix_ms(void);
+
 /** What czk_text_check found wrong with a string (CZK_TEXT_OK: nothing). */
 typedef enum czk_text_fault {
     CZK_TEXT_OK = 0,

@@ -48,13 +48,6 @@ static bool parse_u64(const char *s, uint64_t *out)
     return true;
 }
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static int porep_main(int argc, char **argv)
 {
     const char *proof_name = NULL, *out_path = NULL;
@@ -111,7 +104,7 @@ static int porep_main(int argc, char **argv)
         fprintf(stderr, "czk fixture porep: %s\n", err.msg);
         return 1;
     }
-    double t0 = now_s();
+    double t0 = czk_clock_s();
     czk_c1_output *c1 = NULL;
     czk_status st = czk_porep_fixture(&c1, proof, seed, pool, &err);
     czk_pool_destroy(pool);
@@ -119,7 +112,7 @@ static int porep_main(int argc, char **argv)
         fprintf(stderr, "czk fixture porep: %s\n", err.msg);
         return 1;
     }
-    double t1 = now_s();
+    double t1 = czk_clock_s();
     /* Synthetic and non-interactive fixtures take their challenges by the interactive
      * rule (their own rules need comm_r, which the challenged paths determine). */
     if (verify && (st = czk_porep_c1_verify(c1, proof,

@@ -165,13 +165,6 @@ static int parse_opts(int argc, char **argv, const char *kind, opts *o)
     return 0;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Write the JSON document; 0 or 1 (message printed). Steals `doc`. */
 static int write_doc(json_t *doc, const char *path, const char *kind)
 {
@@ -196,13 +189,13 @@ int czk_fixture_snap_main(int argc, char **argv)
         fprintf(stderr, "czk fixture snap: %s\n", err.msg);
         return 2;
     }
-    double t0 = now_s();
+    double t0 = czk_clock_s();
     czk_snap_fixture *f = NULL;
     if (czk_snap_fixture_create(&f, size, o.seed, &err) != CZK_OK) {
         fprintf(stderr, "czk fixture snap: %s\n", err.msg);
         return 1;
     }
-    double t1 = now_s();
+    double t1 = czk_clock_s();
     json_t *doc = json_object(), *vp = json_array();
     size_t total = 0;
     for (size_t k = 0; k < f->npartitions && doc && vp; k++) {
@@ -287,13 +280,13 @@ int czk_fixture_post_main(int argc, char **argv, bool winning)
                 (unsigned long long)o.sectors, o.name, p.sector_count);
         return 2;
     }
-    double t0 = now_s();
+    double t0 = czk_clock_s();
     czk_post_fixture *f = NULL;
     if (czk_post_fixture_create(&f, proof, o.seed, (size_t)o.sectors, &err) != CZK_OK) {
         fprintf(stderr, "czk fixture %s: %s\n", kind, err.msg);
         return 1;
     }
-    double t1 = now_s();
+    double t1 = czk_clock_s();
     json_t *doc = json_object(), *vp = json_array(), *secs = json_array();
     size_t total = 0;
     for (size_t i = 0; i < f->nsectors; i++) {

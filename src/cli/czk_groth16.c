@@ -18,13 +18,6 @@
 #include <string.h>
 #include <time.h>
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t a = strlen(s), b = strlen(suffix);
@@ -171,7 +164,7 @@ int czk_cli_prove(int argc, char **argv)
     uint64_t *dens[3] = {NULL, NULL, NULL};
     size_t nz = 0;
     int rc = 2;
-    double t0 = now_s();
+    double t0 = czk_clock_s();
 
     if (czk_pool_create(&pool, threads, &err) != CZK_OK) goto out;
     if (zkey != NULL) {
@@ -196,7 +189,7 @@ int czk_cli_prove(int argc, char **argv)
         czk_err_set(&err, CZK_EINVAL, "%s: witness[0] must be 1", wtns);
         goto out;
     }
-    double t_load = now_s();
+    double t_load = czk_clock_s();
 
     size_t m = (size_t)1 << pk.log_m;
     a = czk_malloc(m * sizeof *a);
@@ -236,11 +229,11 @@ int czk_cli_prove(int argc, char **argv)
         asg.b_input_density = dens[1];
         asg.b_aux_density = dens[2];
     }
-    double t_syn = now_s();
+    double t_syn = czk_clock_s();
     czk_groth16_proof proof;
     czk_groth16_timings tm;
     if (czk_groth16_prove(&proof, &pk, &asg, NULL, NULL, pool, &tm, &err) != CZK_OK) goto out;
-    double t_prove = now_s();
+    double t_prove = czk_clock_s();
 
     /* Every proof is checked before it leaves. */
     czk_groth16_pvk pvk;
@@ -252,7 +245,7 @@ int czk_cli_prove(int argc, char **argv)
         rc = 1;
         goto out;
     }
-    double t_verify = now_s();
+    double t_verify = czk_clock_s();
 
     if (ends_with(proof_path, ".json")) {
         if (czk_snarkjs_proof_write_json(&proof, proof_path, &err) != CZK_OK) goto out;
@@ -491,14 +484,14 @@ static int setup_circuit(const char *circuit_id, const char *dir, bool force, un
     czk_pool *pool = NULL;
     if (czk_pool_create(&pool, threads, &err) != CZK_OK) return fail(&err);
     bool generated = false;
-    double t0 = now_s();
+    double t0 = czk_clock_s();
     czk_status s = czk_fil_test_params_generate(circuit_id, dir, force, pool, progress_bar,
                                                 "setup", &generated, &err);
     czk_pool_destroy(pool);
     if (s != CZK_OK) return fail(&err);
     if (generated)
         fprintf(stderr, "czk setup: wrote %s/%s.params, .vk, .meta in %.1f s\n", dir, name,
-                now_s() - t0);
+                czk_clock_s() - t0);
     else
         fprintf(stderr, "czk setup: %s/%s.params, .vk and .meta exist; kept (use --force to "
                 "regenerate)\n", dir, name);

@@ -37,13 +37,6 @@ static void list_names(FILE *f)
         fprintf(f, "  %s\n", czk_seal_proof_name((czk_seal_proof)i));
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void hex(char out[65], const uint8_t d[32])
 {
     for (int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", d[i]);
@@ -122,7 +115,7 @@ int czk_cli_parent_cache(int argc, char **argv)
 
     uint8_t digest[32];
     char dhex[65];
-    double t0 = now_s();
+    double t0 = czk_clock_s();
     if (!verify) {
         if (czk_parent_cache_generate(g, path, pool, flags, digest, &err) != CZK_OK) {
             fprintf(stderr, "czk parent-cache: %s\n", err.msg);
@@ -132,7 +125,7 @@ int czk_cli_parent_cache(int argc, char **argv)
         printf("sha256: %s\n", dhex);
         printf("known:  %s\n", known != NULL ? "matches rust-fil-proofs parent_cache.json"
                                              : "not listed in rust-fil-proofs parent_cache.json");
-        printf("time:   %.2f s\n", now_s() - t0);
+        printf("time:   %.2f s\n", czk_clock_s() - t0);
         rc = 0;
         goto done;
     }
@@ -158,7 +151,7 @@ int czk_cli_parent_cache(int argc, char **argv)
     }
     bool ok = strcmp(want, dhex) == 0;
     printf("verify: %s\n", ok ? "OK" : "MISMATCH");
-    printf("time:   %.2f s\n", now_s() - t0);
+    printf("time:   %.2f s\n", czk_clock_s() - t0);
     rc = ok ? 0 : 1;
 done:
     czk_pool_destroy(pool);

@@ -64,20 +64,6 @@ static void job_set_request_id(czk__job *j, const char *rid)
     czk__log_safe(j->log_rid, sizeof j->log_rid, j->request_id);
 }
 
-uint64_t czk__now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-uint64_t czk__unix_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 int czk__kind_index(czk_job_kind k)
 {
     switch (k) {
@@ -408,7 +394,7 @@ static bool budget_fit(czk_engine *e, uint64_t need, bool pinned)
     uint64_t freed = czk__pinned_shrink(&e->pinned, over);
     if (freed >= over) return true;
     over -= freed;
-    uint64_t now = czk__unix_ms();
+    uint64_t now = czk_unix_ms();
     while (over > 0) {
         czk__params *victim = NULL;
         for (czk__params *pe = e->params; pe != NULL; pe = pe->next) {
@@ -536,7 +522,7 @@ static void pack_partition(czk_engine *e, czk__part *p, czk_pool *pool)
         p->packed[k].others = pack_take(&cur, w * 8);
         p->packed[k].prefix = pack_take(&cur, w * 4);
     }
-    const uint64_t t0 = czk__now_us();
+    const uint64_t t0 = czk_clock_us();
     static const int order[4] = {1, 3, 2, 0};
     uint64_t plain = 0, packed = 0;
     for (int i = 0; i < 4; i++) {
@@ -567,7 +553,7 @@ static void pack_partition(czk_engine *e, czk__part *p, czk_pool *pool)
     }
     CZK_LOG_DEBUG("partition packed", "job=%s request_id=\"%s\" partition=%u plain_bytes=%" PRIu64
                   " packed_bytes=%" PRIu64 " ms=%" PRIu64,
-                  p->job->id, p->job->log_rid, p->idx, plain, packed, (czk__now_us() - t0) / 1000u);
+                  p->job->id, p->job->log_rid, p->idx, plain, packed, (czk_clock_us() - t0) / 1000u);
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -618,7 +604,7 @@ static void job_trim(czk_engine *e, czk__job *j)
     /* The parameters stay referenced until no worker can still be reading them. */
     if (j->params_ref) {
         j->params->refs--;
-        j->params->last_used_ms = czk__unix_ms();
+        j->params->last_used_ms = czk_unix_ms();
         j->params_ref = false;
         pthread_cond_broadcast(&e->cv_work);
     }
@@ -669,8 +655,8 @@ static void job_end(czk_engine *e, czk__job *j, czk_job_state state, czk_status 
             if (p->state != CZK__PART_PROVED) p->state = CZK__PART_DROPPED;
             part_release(e, p);
         }
-    j->finished_unix_ms = czk__unix_ms();
-    j->t_done = czk__now_us();
+    j->finished_unix_ms = czk_unix_ms();
+    j->t_done = czk_clock_us();
     j->timings.total_ms = (j->t_done - j->t_submit) / 1000u;
     int k = czk__kind_index(j->kind);
     e->by_kind_state[k][prev]--;
@@ -789,10 +775,10 @@ static void pinned_prewarm(czk_engine *e, const czk__params *pe)
     uint64_t k = room / need, want = e->n_synth_workers + 2 * (uint64_t)e->ngpus;
     if (k > want) k = want;
     if (k == 0) return;
-    uint64_t t0 = czk__now_us();
+    uint64_t t0 = czk_clock_us();
     size_t made = czk__pinned_prewarm(&e->pinned, (size_t)need, (size_t)k);
     CZK_LOG_INFO("pinned pool warmed", "circuit=%s buffers=%zu bytes_each=%" PRIu64 " ms=%" PRIu64,
-                 pe->id, made, need, (czk__now_us() - t0) / 1000u);
+                 pe->id, made, need, (czk_clock_us() - t0) / 1000u);
 }
 
 /* Synthesize partition p into a checked-out buffer (mu not held), on the worker's pool. */
@@ -936,7 +922,7 @@ static void *synth_main(void *arg)
             pthread_mutex_unlock(&e->mu);
             czk_err err;
             czk_err_clear(&err);
-            uint64_t t0 = czk__now_us();
+            uint64_t t0 = czk_clock_us();
             /* A load is not cancelled: test parameters made in memory write their .vk, which
              * must never come from a transform cut short. */
             czk_pool_set_cancel(NULL);
@@ -954,7 +940,7 @@ static void *synth_main(void *arg)
                 pthread_mutex_lock(&e->mu);
                 e->params_bytes -= pe->bytes;
             }
-            uint64_t dt = czk__now_us() - t0;
+            uint64_t dt = czk_clock_us() - t0;
             e->busy_workers--;
             if (st != CZK_OK) {
                 pe->state = CZK__PE_COLD;
@@ -966,7 +952,7 @@ static void *synth_main(void *arg)
                 pe->state = CZK__PE_LOADED;
                 pe->load_ms = dt / 1000u;
                 pe->loads++;
-                pe->last_used_ms = czk__unix_ms();
+                pe->last_used_ms = czk_unix_ms();
                 j->timings.srs_load_ms += dt / 1000u;
                 czk__hist_add(&e->hist[CZK__ST_PARAMS], (double)dt / 1e6);
                 emit(e, j, CZK_EV_PARAMS_LOADED, -1, name, "%s: %" PRIu64 " bytes in %" PRIu64
@@ -1004,13 +990,13 @@ static void *synth_main(void *arg)
         e->reserved += need;
         e->inflight_parts++;
         j->inflight++;
-        pe->last_used_ms = czk__unix_ms();
+        pe->last_used_ms = czk_unix_ms();
         if (j->state == CZK_JOB_QUEUED) {
             int k = czk__kind_index(j->kind);
             e->by_kind_state[k][CZK_JOB_QUEUED]--;
             e->by_kind_state[k][CZK_JOB_RUNNING]++;
             j->state = CZK_JOB_RUNNING;
-            j->t_first_synth = czk__now_us();
+            j->t_first_synth = czk_clock_us();
             j->timings.queue_wait_ms = (j->t_first_synth - j->t_submit) / 1000u;
             czk__hist_add(&e->hist[CZK__ST_QUEUE], (double)(j->t_first_synth - j->t_submit) / 1e6);
         }
@@ -1021,10 +1007,10 @@ static void *synth_main(void *arg)
 
         czk_err err;
         czk_err_clear(&err);
-        p->t_synth_start = czk__now_us();
+        p->t_synth_start = czk_clock_us();
         czk_status st = synthesize(e, p, spool, &err);
         if (st == CZK_OK) pack_partition(e, p, spool);
-        p->t_synth_end = czk__now_us();
+        p->t_synth_end = czk_clock_us();
 
         pthread_mutex_lock(&e->mu);
         e->busy_workers--;
@@ -1088,7 +1074,7 @@ static void gpu_release_early(void *arg)
 {
     gpu_release *r = arg;
     if (r->released) return;
-    r->t = czk__now_us();
+    r->t = czk_clock_us();
     gpu_unlock(r->lock);
     r->released = true;
 }
@@ -1129,7 +1115,7 @@ static czk_status gpu_prove(czk_engine *e, czk__prover *pv, czk__params *pe, czk
     opts.plan = pe->planned ? &pe->plan[g] : NULL;
     for (int k = 0; k < 3; k++) opts.packed_abc[k] = p->has_packed[k] ? &p->packed[k] : NULL;
     opts.packed_aux = p->has_packed[3] ? &p->packed[3] : NULL;
-    uint64_t t0 = czk__now_us();
+    uint64_t t0 = czk_clock_us();
     czk_status st;
     /* Test hook: take one of the injected failures, if any, without a lock. */
     uint64_t inject = __atomic_load_n(&e->fail_gpu_oom_count, __ATOMIC_RELAXED);
@@ -1142,7 +1128,7 @@ static czk_status gpu_prove(czk_engine *e, czk__prover *pv, czk__params *pe, czk
     else
         st = czk_gpu_prove_ex(&p->proof, pv->gpu, &pe->pk, pe->gpu_srs[g], asg, NULL, NULL,
                               e->pool, &opts, NULL, &stats, err);
-    uint64_t t1 = czk__now_us();
+    uint64_t t1 = czk_clock_us();
     if (!rel.released) {
         rel.t = t1;
         gpu_unlock(&e->gpu_mu[g]);
@@ -1163,10 +1149,10 @@ static czk_status gpu_prove(czk_engine *e, czk__prover *pv, czk__params *pe, czk
         opts.on_compute = NULL;
         opts.on_compute_arg = NULL;
         gpu_lock_ex(&e->gpu_mu[g], pv->express, true);
-        t0 = czk__now_us();
+        t0 = czk_clock_us();
         st = czk_gpu_prove_ex(&p->proof, pv->gpu, &pe->pk, pe->gpu_srs[g], asg, NULL, NULL,
                               e->pool, &opts, NULL, &stats, err);
-        t1 = czk__now_us();
+        t1 = czk_clock_us();
         rel.t = t1;
         rel.released = false;
         gpu_unlock(&e->gpu_mu[g]);
@@ -1254,7 +1240,7 @@ static void *prove_main(void *arg)
         }
         czk_err err;
         czk_err_clear(&err);
-        p->t_prove_start = czk__now_us();
+        p->t_prove_start = czk_clock_us();
         czk_status st;
         if (pv->gpu >= 0) {
             st = gpu_prove(e, pv, pe, p, &asg, &err);
@@ -1273,7 +1259,7 @@ static void *prove_main(void *arg)
         } else {
             st = czk_groth16_prove(&p->proof, &pe->pk, &asg, NULL, NULL, e->pool, NULL, &err);
         }
-        p->t_prove_end = czk__now_us();
+        p->t_prove_end = czk_clock_us();
 
         pthread_mutex_lock(&e->mu);
         e->busy_workers--;
@@ -1321,7 +1307,7 @@ static void *prove_main(void *arg)
  * forgotten ones no worker or event delivery still needs (mu held). */
 static void gc_jobs(czk_engine *e)
 {
-    uint64_t now = czk__unix_ms();
+    uint64_t now = czk_unix_ms();
     czk__job **pp = &e->jobs;
     while (*pp != NULL) {
         czk__job *j = *pp;
@@ -1369,9 +1355,9 @@ static void *finalize_main(void *arg)
     pthread_mutex_lock(&e->mu);
     for (;;) {
         if (e->stopping) break;
-        if (czk__now_us() - last_gc > 1000000u) {
+        if (czk_clock_us() - last_gc > 1000000u) {
             gc_jobs(e);
-            last_gc = czk__now_us();
+            last_gc = czk_clock_us();
         }
         if (e->n_fin_q == 0) {
             timed_wait(&e->cv_fin, &e->mu, 1000);
@@ -1390,7 +1376,7 @@ static void *finalize_main(void *arg)
         e->busy_workers++;
         pthread_mutex_unlock(&e->mu);
 
-        uint64_t t0 = czk__now_us();
+        uint64_t t0 = czk_clock_us();
         czk_err err;
         czk_err_clear(&err);
         czk_status st = p->prove_status;
@@ -1407,7 +1393,7 @@ static void *finalize_main(void *arg)
         } else {
             snprintf(err.msg, sizeof err.msg, "%s", p->prove_msg);
         }
-        uint64_t dt = czk__now_us() - t0;
+        uint64_t dt = czk_clock_us() - t0;
 
         pthread_mutex_lock(&e->mu);
         e->busy_workers--;
@@ -1668,7 +1654,7 @@ static void make_job_id(char out[CZK_JOB_ID_MAX])
     if (RAND_bytes(r, sizeof r) != 1) {
         /* Unique enough for ids: time and a counter. */
         static uint64_t ctr;
-        uint64_t t = czk__now_us() ^ (__atomic_add_fetch(&ctr, 1, __ATOMIC_RELAXED) << 40);
+        uint64_t t = czk_clock_us() ^ (__atomic_add_fetch(&ctr, 1, __ATOMIC_RELAXED) << 40);
         memcpy(r, &t, 8);
         memcpy(r + 8, &ctr, 8);
     }
@@ -1750,7 +1736,7 @@ static void snapshot(const czk_engine *e, const czk__job *j, bool with_proof, bo
     out->submitted_unix_ms = j->submitted_unix_ms;
     out->finished_unix_ms = j->finished_unix_ms;
     out->timings = j->timings;
-    if (!is_terminal(j->state)) out->timings.total_ms = (czk__now_us() - j->t_submit) / 1000u;
+    if (!is_terminal(j->state)) out->timings.total_ms = (czk_clock_us() - j->t_submit) / 1000u;
     out->error = j->error;
     snprintf(out->error_message, sizeof out->error_message, "%s", j->error_message);
     if (with_proof && j->proof != NULL) {
@@ -1786,7 +1772,7 @@ static czk_status recover(czk_engine *e, czk_err *err)
 {
     czk__journal_row *rows = NULL;
     size_t n = 0;
-    uint64_t now = czk__unix_ms();
+    uint64_t now = czk_unix_ms();
     uint64_t min_ms = now > e->retention_s * 1000u ? now - e->retention_s * 1000u : 0;
     czk_status st = czk__journal_load(e->journal, min_ms, &rows, &n, err);
     if (st != CZK_OK) return st;
@@ -1843,7 +1829,7 @@ static czk_status recover(czk_engine *e, czk_err *err)
             j->error = (czk_status)r->error;
             snprintf(j->error_message, sizeof j->error_message, "%s", r->error_message);
             j->timings = r->timings;
-            j->t_submit = j->t_done = czk__now_us();
+            j->t_submit = j->t_done = czk_clock_us();
             /* The circuit id is not a column: rebuild it from the payload when we can. */
             czk_job_request req;
             const uint8_t **vp;
@@ -1883,7 +1869,7 @@ static czk_status recover(czk_engine *e, czk_err *err)
             snprintf(j->id, sizeof j->id, "%s", r->job_id);
             j->seq = r->seq;
             j->submitted_unix_ms = r->submitted_ms;
-            j->t_submit = czk__now_us();
+            j->t_submit = czk_clock_us();
             /* Partitions a drain kept, verified before it: not proved again. */
             for (size_t k = 0; k < nparts; k++) {
                 if (strcmp(parts[k].job_id, j->id) != 0 || parts[k].idx >= j->nparts) continue;
@@ -1921,7 +1907,7 @@ static czk_status recover(czk_engine *e, czk_err *err)
                  jerr.msg);
         f->submitted_unix_ms = r->submitted_ms;
         f->finished_unix_ms = now;
-        f->t_submit = f->t_done = czk__now_us();
+        f->t_submit = f->t_done = czk_clock_us();
         f->terminal_delivered = true;
         if (r->payload != NULL) SHA256(r->payload, r->payload_len, f->payload_hash);
         f->next = e->jobs;
@@ -2100,8 +2086,8 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in, 
     pthread_cond_init(&e->cv_fin, NULL);
     pthread_cond_init(&e->cv_state, NULL);
     pthread_cond_init(&e->cv_ev, NULL);
-    e->started_unix_ms = czk__unix_ms();
-    e->t_start = czk__now_us();
+    e->started_unix_ms = czk_unix_ms();
+    e->t_start = czk_clock_us();
 
     /* GPUs: the configured ordinals, or all; none in CPU-only mode. */
     int ngpu = cfg.gpu_mode == 1 ? 0 : czk_gpu_count();
@@ -2322,14 +2308,14 @@ void czk_engine_drain(czk_engine *e, uint64_t grace_ms)
     pthread_mutex_lock(&e->drain_mu);
     pthread_mutex_lock(&e->mu);
     e->draining = true;
-    uint64_t deadline = czk__now_us() + grace_ms * 1000u;
+    uint64_t deadline = czk_clock_us() + grace_ms * 1000u;
     /* Partitions already admitted finish within the grace; queued ones wait for the next
      * start. */
     bool busy = false;
     for (;;) {
         busy = e->busy_workers > 0 || e->n_prove_q > 0 || e->n_fin_q > 0;
-        if (!busy || aborting(e) || czk__now_us() >= deadline) break;
-        uint64_t left = (deadline - czk__now_us()) / 1000u;
+        if (!busy || aborting(e) || czk_clock_us() >= deadline) break;
+        uint64_t left = (deadline - czk_clock_us()) / 1000u;
         timed_wait(&e->cv_state, &e->mu, left < 100 ? (unsigned)left + 1 : 100);
     }
     if (busy) {
@@ -2339,8 +2325,8 @@ void czk_engine_drain(czk_engine *e, uint64_t grace_ms)
             CZK_LOG_WARN("drain: the grace is over", "grace_ms=%" PRIu64, grace_ms);
         czk_engine_abort(e);
         pthread_mutex_lock(&e->mu);
-        uint64_t settle = czk__now_us() + ABORT_SETTLE_MS * 1000u;
-        while ((e->busy_workers > 0 || e->n_fin_q > 0) && czk__now_us() < settle)
+        uint64_t settle = czk_clock_us() + ABORT_SETTLE_MS * 1000u;
+        while ((e->busy_workers > 0 || e->n_fin_q > 0) && czk_clock_us() < settle)
             timed_wait(&e->cv_state, &e->mu, 20);
     }
     if (!e->crashed && e->journal != NULL) keep_partitions(e);
@@ -2528,8 +2514,8 @@ czk_status czk_engine_submit(czk_engine *e, const czk_job_request *req, czk_job_
     }
     make_job_id(j->id);
     j->seq = e->next_seq++;
-    j->submitted_unix_ms = czk__unix_ms();
-    j->t_submit = czk__now_us();
+    j->submitted_unix_ms = czk_unix_ms();
+    j->t_submit = czk_clock_us();
     pthread_mutex_unlock(&e->mu);
 
     /* Durable before we answer: a crash after this returns re-runs the job. */
@@ -2580,7 +2566,7 @@ czk_status czk_engine_await(czk_engine *e, const char *job_id_in, uint64_t timeo
     char job_id[CZK_JOB_ID_MAX + 8];
     snprintf(job_id, sizeof job_id, "%s", job_id_in);
     memset(out, 0, sizeof *out);
-    uint64_t deadline = czk__now_us() + timeout_ms * 1000u;
+    uint64_t deadline = czk_clock_us() + timeout_ms * 1000u;
     pthread_mutex_lock(&e->mu);
     czk_status st = CZK_OK;
     for (;;) {
@@ -2593,7 +2579,7 @@ czk_status czk_engine_await(czk_engine *e, const char *job_id_in, uint64_t timeo
             czk__job_snapshot(e, j, true, out);
             break;
         }
-        if (timeout_ms != 0 && czk__now_us() >= deadline) {
+        if (timeout_ms != 0 && czk_clock_us() >= deadline) {
             czk__job_snapshot(e, j, false, out);
             st = czk_err_set(err, CZK_ETIMEDOUT, "job %s is still %s after %" PRIu64 " ms",
                              job_id, czk_job_state_name(j->state), timeout_ms);
@@ -2601,7 +2587,7 @@ czk_status czk_engine_await(czk_engine *e, const char *job_id_in, uint64_t timeo
         }
         unsigned wait_ms = 200;
         if (timeout_ms != 0) {
-            uint64_t left = (deadline - czk__now_us()) / 1000u + 1;
+            uint64_t left = (deadline - czk_clock_us()) / 1000u + 1;
             if (left < wait_ms) wait_ms = (unsigned)left;
         }
         timed_wait(&e->cv_state, &e->mu, wait_ms);
@@ -2917,7 +2903,7 @@ czk_status czk_engine_preload(czk_engine *e, const char *circuit_id, bool *alrea
                                             params_loading(e)))
         timed_wait(&e->cv_work, &e->mu, 100);
     if (pe->state == CZK__PE_LOADED) {
-        pe->last_used_ms = czk__unix_ms();
+        pe->last_used_ms = czk_unix_ms();
         pthread_mutex_unlock(&e->mu);
         if (already_loaded) *already_loaded = true;
         return CZK_OK;
@@ -2930,7 +2916,7 @@ czk_status czk_engine_preload(czk_engine *e, const char *circuit_id, bool *alrea
     params_gen_ctx gen;
     params_gen_fill(e, pe, &gen);
     pthread_mutex_unlock(&e->mu);
-    uint64_t t0 = czk__now_us();
+    uint64_t t0 = czk_clock_us();
     st = czk__params_load(pe, &gen.gen, e->pool, err);
     if (st == CZK_OK) pinned_prewarm(e, pe);
     /* A preload also makes the key resident on every GPU (HOT), while the entry is still
@@ -2952,7 +2938,7 @@ czk_status czk_engine_preload(czk_engine *e, const char *circuit_id, bool *alrea
         gpu_unlock(&e->gpu_mu[g]);
         gpu_done(&e->gpu_mu[g]);
     }
-    uint64_t dt = czk__now_us() - t0;
+    uint64_t dt = czk_clock_us() - t0;
     pthread_mutex_lock(&e->mu);
     e->params_bytes -= est;
     if (st != CZK_OK) {
@@ -2964,7 +2950,7 @@ czk_status czk_engine_preload(czk_engine *e, const char *circuit_id, bool *alrea
         pe->state = CZK__PE_LOADED;
         pe->load_ms = dt / 1000u;
         pe->loads++;
-        pe->last_used_ms = czk__unix_ms();
+        pe->last_used_ms = czk_unix_ms();
         czk__hist_add(&e->hist[CZK__ST_PARAMS], (double)dt / 1e6);
     }
     pthread_cond_broadcast(&e->cv_work);

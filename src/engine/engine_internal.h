@@ -483,8 +483,6 @@ struct czk_engine {
 
 /** s as a quoted log value: quotes, backslashes and control bytes become '?'. */
 void czk__log_safe(char *out, size_t cap, const char *s);
-uint64_t czk__now_us(void);
-uint64_t czk__unix_ms(void);
 int czk__kind_index(czk_job_kind k);
 
 /** Snapshot (mu held). */

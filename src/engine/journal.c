@@ -245,9 +245,7 @@ static czk_status recover_damaged(czk__journal *jr, const char *why, czk_err *er
 {
     sqlite3_close(jr->db);
     jr->db = NULL;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    uint64_t ms = (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+    uint64_t ms = czk_unix_ms();
     czk__journal_health *h = &jr->health;
     snprintf(h->aside, sizeof h->aside, "%s.damaged-%" PRIu64, jr->path, ms);
     snprintf(h->check, sizeof h->check, "%s", why);

@@ -34,7 +34,7 @@ static void gen_progress_fn(void *ctx, uint64_t done, uint64_t total)
     if (tenth <= g->last_tenth) return;
     g->last_tenth = tenth;
     CZK_LOG_INFO("making test parameters", "circuit=%s done=%d%% s=%.1f", g->id, tenth * 10,
-                 (double)(czk__now_us() - g->t0_us) / 1e6);
+                 (double)(czk_clock_us() - g->t0_us) / 1e6);
 }
 
 static czk_status params_make_test(czk__params *pe, const czk__params_gen *gen, czk_pool *pool,
@@ -42,7 +42,7 @@ static czk_status params_make_test(czk__params *pe, const czk__params_gen *gen, 
 {
     CZK_LOG_WARN("no parameter file: making TEST parameters in memory", "circuit=%s path=%s gpus=%zu",
                  pe->id, pe->path, gen->ngpus);
-    gen_progress gp = {pe->id, czk__now_us(), -1};
+    gen_progress gp = {pe->id, czk_clock_us(), -1};
     czk_gpu_srs *srs[CZK__MAX_GPUS] = {0};
     size_t ng = gen->ngpus < CZK__MAX_GPUS ? gen->ngpus : CZK__MAX_GPUS;
     czk_status st = czk_fil_test_params_make(pe->id, gen->gpus, ng, &pe->pk, srs, pool,
@@ -58,7 +58,7 @@ static czk_status params_make_test(czk__params *pe, const czk__params_gen *gen, 
     else snprintf(dir, sizeof dir, ".");
     st = czk_fil_test_vk_write(pe->id, dir, &pe->pk.vk, err);
     CZK_LOG_INFO("test parameters made", "circuit=%s s=%.1f on_gpus=%zu", pe->id,
-                 (double)(czk__now_us() - gp.t0_us) / 1e6, ng);
+                 (double)(czk_clock_us() - gp.t0_us) / 1e6, ng);
     return st;
 }
 

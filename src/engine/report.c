@@ -5,6 +5,7 @@
  */
 #include "czk/alloc.h"
 #include "czk/gpu.h"
+#include "czk/strbuf.h"
 #include "engine/engine_internal.h"
 
 #include <inttypes.h>
@@ -149,7 +150,7 @@ czk_status czk_engine_get_status(czk_engine *e, czk_engine_status *out, czk_err 
     out->completed = e->completed;
     out->failed = e->failed;
     out->cancelled = e->cancelled;
-    out->uptime_s = (czk__now_us() - e->t_start) / 1000000u;
+    out->uptime_s = (czk_clock_us() - e->t_start) / 1000000u;
     czk__pinned_stats ps;
     czk__pinned_get_stats(&e->pinned, &ps);
     out->pinned_bytes = ps.total_bytes;
@@ -274,7 +275,7 @@ char *czk_engine_status_json(czk_engine *e)
         json_object_set_new(jo, "state", json_string(czk_job_state_name(j->state)));
         json_object_set_new(jo, "circuit_id", json_string(j->circuit_id));
         json_object_set_new(jo, "priority", json_integer(j->prio));
-        json_object_set_new(jo, "age_ms", json_integer((json_int_t)((czk__now_us() - j->t_submit) / 1000u)));
+        json_object_set_new(jo, "age_ms", json_integer((json_int_t)((czk_clock_us() - j->t_submit) / 1000u)));
         json_t *parts = json_array();
         for (uint32_t i = 0; j->parts != NULL && i < j->nparts; i++) {
             const czk__part *p = &j->parts[i];
@@ -304,178 +305,142 @@ char *czk_engine_status_json(czk_engine *e)
     return out;
 }
 
-/* A growing text buffer for the exposition. */
-typedef struct tbuf {
-    char *p;
-    size_t n, cap;
-    bool oom;
-} tbuf;
-
-static void tprintf(tbuf *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void tprintf(tbuf *t, const char *fmt, ...)
-{
-    if (t->oom) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(t->p ? t->p + t->n : NULL, t->p ? t->cap - t->n : 0, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-            t->oom = true;
-            return;
-        }
-        if (t->p != NULL && t->n + (size_t)k < t->cap) {
-            t->n += (size_t)k;
-            return;
-        }
-        size_t cap = t->cap ? t->cap : 4096;
-        while (cap <= t->n + (size_t)k) cap *= 2;
-        char *np = czk_realloc(t->p, cap);
-        if (np == NULL) {
-            t->oom = true;
-            return;
-        }
-        t->p = np;
-        t->cap = cap;
-    }
-}
-
 char *czk_engine_metrics_text(czk_engine *e)
 {
-    tbuf t = {0};
+    czk_sbuf t = {0};
     czk__pinned_stats ps;
     czk__pinned_get_stats(&e->pinned, &ps);
     pthread_mutex_lock(&e->mu);
-    tprintf(&t, "# HELP czk_jobs Jobs in the table by kind and state.\n# TYPE czk_jobs gauge\n");
+    czk_sbuf_printf(&t, "# HELP czk_jobs Jobs in the table by kind and state.\n# TYPE czk_jobs gauge\n");
     for (int k = 0; k < 5; k++)
         for (int s = 0; s < 5; s++)
-            tprintf(&t, "czk_jobs{kind=\"%s\",state=\"%s\"} %" PRIu64 "\n",
+            czk_sbuf_printf(&t, "czk_jobs{kind=\"%s\",state=\"%s\"} %" PRIu64 "\n",
                     czk_job_kind_name(kinds[k]), czk_job_state_name((czk_job_state)s),
                     e->by_kind_state[k][s]);
-    tprintf(&t, "# HELP czk_jobs_completed_total Jobs finished with a verified proof.\n"
+    czk_sbuf_printf(&t, "# HELP czk_jobs_completed_total Jobs finished with a verified proof.\n"
                 "# TYPE czk_jobs_completed_total counter\nczk_jobs_completed_total %" PRIu64 "\n",
             e->completed);
-    tprintf(&t, "# TYPE czk_jobs_failed_total counter\nczk_jobs_failed_total %" PRIu64 "\n",
+    czk_sbuf_printf(&t, "# TYPE czk_jobs_failed_total counter\nczk_jobs_failed_total %" PRIu64 "\n",
             e->failed);
-    tprintf(&t, "# TYPE czk_jobs_cancelled_total counter\nczk_jobs_cancelled_total %" PRIu64 "\n",
+    czk_sbuf_printf(&t, "# TYPE czk_jobs_cancelled_total counter\nczk_jobs_cancelled_total %" PRIu64 "\n",
             e->cancelled);
-    tprintf(&t, "# HELP czk_queue_depth Partitions waiting, by stage.\n# TYPE czk_queue_depth gauge\n"
+    czk_sbuf_printf(&t, "# HELP czk_queue_depth Partitions waiting, by stage.\n# TYPE czk_queue_depth gauge\n"
                 "czk_queue_depth{stage=\"synthesis\"} %zu\nczk_queue_depth{stage=\"prove\"} %zu\n"
                 "czk_queue_depth{stage=\"finalize\"} %zu\n",
             e->n_synth_q, e->n_prove_q, e->n_fin_q);
-    tprintf(&t, "# HELP czk_stage_seconds Latency of each stage.\n# TYPE czk_stage_seconds histogram\n");
+    czk_sbuf_printf(&t, "# HELP czk_stage_seconds Latency of each stage.\n# TYPE czk_stage_seconds histogram\n");
     for (int s = 0; s < CZK__ST_COUNT; s++) {
         const czk__hist *h = &e->hist[s];
         uint64_t cum = 0;
         for (int b = 0; b < CZK__HIST_BUCKETS; b++) {
             cum += h->bucket[b];
-            tprintf(&t, "czk_stage_seconds_bucket{stage=\"%s\",le=\"%g\"} %" PRIu64 "\n",
+            czk_sbuf_printf(&t, "czk_stage_seconds_bucket{stage=\"%s\",le=\"%g\"} %" PRIu64 "\n",
                     czk__stage_names[s], czk__hist_bounds[b], cum);
         }
-        tprintf(&t, "czk_stage_seconds_bucket{stage=\"%s\",le=\"+Inf\"} %" PRIu64 "\n",
+        czk_sbuf_printf(&t, "czk_stage_seconds_bucket{stage=\"%s\",le=\"+Inf\"} %" PRIu64 "\n",
                 czk__stage_names[s], h->count);
-        tprintf(&t, "czk_stage_seconds_sum{stage=\"%s\"} %.6f\n", czk__stage_names[s], h->sum);
-        tprintf(&t, "czk_stage_seconds_count{stage=\"%s\"} %" PRIu64 "\n", czk__stage_names[s],
+        czk_sbuf_printf(&t, "czk_stage_seconds_sum{stage=\"%s\"} %.6f\n", czk__stage_names[s], h->sum);
+        czk_sbuf_printf(&t, "czk_stage_seconds_count{stage=\"%s\"} %" PRIu64 "\n", czk__stage_names[s],
                 h->count);
     }
-    tprintf(&t, "# HELP czk_prover_busy_seconds_total Time each prover spent proving.\n"
+    czk_sbuf_printf(&t, "# HELP czk_prover_busy_seconds_total Time each prover spent proving.\n"
                 "# TYPE czk_prover_busy_seconds_total counter\n");
     for (unsigned w = 0; w < e->n_prove_workers; w++)
-        tprintf(&t, "czk_prover_busy_seconds_total{prover=\"%s\",worker=\"%u\"} %.6f\n",
+        czk_sbuf_printf(&t, "czk_prover_busy_seconds_total{prover=\"%s\",worker=\"%u\"} %.6f\n",
                 e->provers[w].name, w, e->provers[w].busy_s);
-    tprintf(&t, "# HELP czk_h2d_bytes_total Bytes copied host to device by the GPU provers.\n"
+    czk_sbuf_printf(&t, "# HELP czk_h2d_bytes_total Bytes copied host to device by the GPU provers.\n"
                 "# TYPE czk_h2d_bytes_total counter\nczk_h2d_bytes_total %" PRIu64 "\n",
             __atomic_load_n(&e->h2d_bytes, __ATOMIC_RELAXED));
-    tprintf(&t, "# HELP czk_h2d_seconds_total Time of those copies (per proof, first copy's "
+    czk_sbuf_printf(&t, "# HELP czk_h2d_seconds_total Time of those copies (per proof, first copy's "
                 "start to last copy's end).\n"
                 "# TYPE czk_h2d_seconds_total counter\nczk_h2d_seconds_total %.6f\n",
             (double)__atomic_load_n(&e->h2d_us, __ATOMIC_RELAXED) / 1e6);
-    tprintf(&t, "# HELP czk_gpu_device_seconds_total Time each GPU was held by a proof (its lock, "
+    czk_sbuf_printf(&t, "# HELP czk_gpu_device_seconds_total Time each GPU was held by a proof (its lock, "
                 "not the wait for it; a proof hands the lock on once only its MSMs are left).\n"
                 "# TYPE czk_gpu_device_seconds_total counter\n");
     for (size_t g = 0; g < e->ngpus; g++)
-        tprintf(&t, "czk_gpu_device_seconds_total{gpu=\"%d\"} %.6f\n", e->gpu_ordinals[g],
+        czk_sbuf_printf(&t, "czk_gpu_device_seconds_total{gpu=\"%d\"} %.6f\n", e->gpu_ordinals[g],
                 (double)__atomic_load_n(&e->gpu_device_us[g], __ATOMIC_RELAXED) / 1e6);
-    tprintf(&t, "# HELP czk_gpu_partitions_total Partitions each GPU proved.\n"
+    czk_sbuf_printf(&t, "# HELP czk_gpu_partitions_total Partitions each GPU proved.\n"
                 "# TYPE czk_gpu_partitions_total counter\n");
     for (size_t g = 0; g < e->ngpus; g++)
-        tprintf(&t, "czk_gpu_partitions_total{gpu=\"%d\"} %" PRIu64 "\n", e->gpu_ordinals[g],
+        czk_sbuf_printf(&t, "czk_gpu_partitions_total{gpu=\"%d\"} %" PRIu64 "\n", e->gpu_ordinals[g],
                 __atomic_load_n(&e->gpu_parts[g], __ATOMIC_RELAXED));
-    tprintf(&t, "# TYPE czk_pinned_bytes gauge\nczk_pinned_bytes %" PRIu64 "\n", ps.total_bytes);
-    tprintf(&t, "# TYPE czk_pinned_in_use_bytes gauge\nczk_pinned_in_use_bytes %" PRIu64 "\n",
+    czk_sbuf_printf(&t, "# TYPE czk_pinned_bytes gauge\nczk_pinned_bytes %" PRIu64 "\n", ps.total_bytes);
+    czk_sbuf_printf(&t, "# TYPE czk_pinned_in_use_bytes gauge\nczk_pinned_in_use_bytes %" PRIu64 "\n",
             ps.total_bytes - ps.free_bytes);
-    tprintf(&t, "# TYPE czk_pinned_allocations_total counter\nczk_pinned_allocations_total %" PRIu64 "\n",
+    czk_sbuf_printf(&t, "# TYPE czk_pinned_allocations_total counter\nczk_pinned_allocations_total %" PRIu64 "\n",
             ps.allocations);
-    tprintf(&t, "# TYPE czk_pinned_reuses_total counter\nczk_pinned_reuses_total %" PRIu64 "\n",
+    czk_sbuf_printf(&t, "# TYPE czk_pinned_reuses_total counter\nczk_pinned_reuses_total %" PRIu64 "\n",
             ps.reuses);
-    tprintf(&t, "# HELP czk_pinned_fallbacks_total Partitions that ran in ordinary memory.\n"
+    czk_sbuf_printf(&t, "# HELP czk_pinned_fallbacks_total Partitions that ran in ordinary memory.\n"
                 "# TYPE czk_pinned_fallbacks_total counter\nczk_pinned_fallbacks_total %" PRIu64 "\n",
             ps.fallbacks);
-    tprintf(&t, "# TYPE czk_budget_bytes gauge\nczk_budget_bytes %" PRIu64 "\n", e->budget_total);
-    tprintf(&t, "# TYPE czk_budget_used_bytes gauge\nczk_budget_used_bytes %" PRIu64 "\n",
+    czk_sbuf_printf(&t, "# TYPE czk_budget_bytes gauge\nczk_budget_bytes %" PRIu64 "\n", e->budget_total);
+    czk_sbuf_printf(&t, "# TYPE czk_budget_used_bytes gauge\nczk_budget_used_bytes %" PRIu64 "\n",
             e->reserved + e->params_bytes + ps.free_bytes);
-    tprintf(&t, "# TYPE czk_param_cache_bytes gauge\nczk_param_cache_bytes %" PRIu64 "\n",
+    czk_sbuf_printf(&t, "# TYPE czk_param_cache_bytes gauge\nczk_param_cache_bytes %" PRIu64 "\n",
             e->params_bytes);
-    tprintf(&t, "# HELP czk_params_host_bytes A loaded parameter set's points on the host "
+    czk_sbuf_printf(&t, "# HELP czk_params_host_bytes A loaded parameter set's points on the host "
                 "(streamed parts when GPUs hold the rest).\n# TYPE czk_params_host_bytes gauge\n");
     for (const czk__params *pe = e->params; pe != NULL; pe = pe->next)
         if (pe->state == CZK__PE_LOADED)
-            tprintf(&t, "czk_params_host_bytes{circuit=\"%s\"} %" PRIu64 "\n", pe->id,
+            czk_sbuf_printf(&t, "czk_params_host_bytes{circuit=\"%s\"} %" PRIu64 "\n", pe->id,
                     czk__params_size(pe));
-    tprintf(&t, "# HELP czk_params_pinned_bytes Of those, page-locked.\n"
+    czk_sbuf_printf(&t, "# HELP czk_params_pinned_bytes Of those, page-locked.\n"
                 "# TYPE czk_params_pinned_bytes gauge\n");
     for (const czk__params *pe = e->params; pe != NULL; pe = pe->next)
         if (pe->state == CZK__PE_LOADED)
-            tprintf(&t, "czk_params_pinned_bytes{circuit=\"%s\"} %" PRIu64 "\n", pe->id,
+            czk_sbuf_printf(&t, "czk_params_pinned_bytes{circuit=\"%s\"} %" PRIu64 "\n", pe->id,
                     pe->tail_pinned ? (uint64_t)pe->tail_len : 0);
-    tprintf(&t, "# HELP czk_params_load_seconds The last load of a parameter set.\n"
+    czk_sbuf_printf(&t, "# HELP czk_params_load_seconds The last load of a parameter set.\n"
                 "# TYPE czk_params_load_seconds gauge\n");
     for (const czk__params *pe = e->params; pe != NULL; pe = pe->next)
         if (pe->loads > 0)
-            tprintf(&t, "czk_params_load_seconds{circuit=\"%s\"} %.3f\n", pe->id,
+            czk_sbuf_printf(&t, "czk_params_load_seconds{circuit=\"%s\"} %.3f\n", pe->id,
                     (double)pe->load_ms / 1e3);
-    tprintf(&t, "# HELP czk_params_gpu_resident_bytes Bases a parameter set keeps on a GPU.\n"
+    czk_sbuf_printf(&t, "# HELP czk_params_gpu_resident_bytes Bases a parameter set keeps on a GPU.\n"
                 "# TYPE czk_params_gpu_resident_bytes gauge\n");
     for (const czk__params *pe = e->params; pe != NULL; pe = pe->next)
         if (pe->state == CZK__PE_LOADED)
             for (size_t g = 0; g < e->ngpus; g++)
-                tprintf(&t, "czk_params_gpu_resident_bytes{circuit=\"%s\",gpu=\"%d\"} %" PRIu64
+                czk_sbuf_printf(&t, "czk_params_gpu_resident_bytes{circuit=\"%s\",gpu=\"%d\"} %" PRIu64
                             "\n", pe->id, e->gpu_ordinals[g], czk__params_gpu_resident(pe, g));
-    tprintf(&t, "# HELP czk_params_gpu_streamed_bytes Bases a proof copies to a GPU from the "
+    czk_sbuf_printf(&t, "# HELP czk_params_gpu_streamed_bytes Bases a proof copies to a GPU from the "
                 "host, at most.\n# TYPE czk_params_gpu_streamed_bytes gauge\n");
     for (const czk__params *pe = e->params; pe != NULL; pe = pe->next)
         if (pe->state == CZK__PE_LOADED && pe->planned)
             for (size_t g = 0; g < e->ngpus; g++)
-                tprintf(&t, "czk_params_gpu_streamed_bytes{circuit=\"%s\",gpu=\"%d\"} %" PRIu64
+                czk_sbuf_printf(&t, "czk_params_gpu_streamed_bytes{circuit=\"%s\",gpu=\"%d\"} %" PRIu64
                             "\n", pe->id, e->gpu_ordinals[g], pe->plan[g].streamed_bytes);
-    tprintf(&t, "# HELP czk_gpu_memory_limit_bytes Device memory czk plans within on a GPU.\n"
+    czk_sbuf_printf(&t, "# HELP czk_gpu_memory_limit_bytes Device memory czk plans within on a GPU.\n"
                 "# TYPE czk_gpu_memory_limit_bytes gauge\n");
     for (size_t g = 0; g < e->ngpus; g++)
-        tprintf(&t, "czk_gpu_memory_limit_bytes{gpu=\"%d\"} %" PRIu64 "\n", e->gpu_ordinals[g],
+        czk_sbuf_printf(&t, "czk_gpu_memory_limit_bytes{gpu=\"%d\"} %" PRIu64 "\n", e->gpu_ordinals[g],
                 e->gpu_limit[g]);
-    tprintf(&t, "# HELP czk_gpu_pool_bytes The GPU pool proofs' buffers and MSM scratch come "
+    czk_sbuf_printf(&t, "# HELP czk_gpu_pool_bytes The GPU pool proofs' buffers and MSM scratch come "
                 "from: in use, and held from the device.\n# TYPE czk_gpu_pool_bytes gauge\n");
     for (size_t g = 0; g < e->ngpus; g++) {
         czk_gpu_pool_usage pu;
         czk_gpu_pool_stats(e->gpu_ordinals[g], &pu, false);
-        tprintf(&t, "czk_gpu_pool_bytes{gpu=\"%d\",state=\"used\"} %" PRIu64 "\n"
+        czk_sbuf_printf(&t, "czk_gpu_pool_bytes{gpu=\"%d\",state=\"used\"} %" PRIu64 "\n"
                     "czk_gpu_pool_bytes{gpu=\"%d\",state=\"reserved\"} %" PRIu64 "\n",
                 e->gpu_ordinals[g], pu.used, e->gpu_ordinals[g], pu.reserved);
     }
-    tprintf(&t, "# HELP czk_queued_payload_bytes Request payloads held by unfinished jobs.\n"
+    czk_sbuf_printf(&t, "# HELP czk_queued_payload_bytes Request payloads held by unfinished jobs.\n"
                 "# TYPE czk_queued_payload_bytes gauge\nczk_queued_payload_bytes %" PRIu64 "\n",
             e->payload_bytes);
-    tprintf(&t, "# HELP czk_verification_failures_total Proofs that failed self-verification.\n"
+    czk_sbuf_printf(&t, "# HELP czk_verification_failures_total Proofs that failed self-verification.\n"
                 "# TYPE czk_verification_failures_total counter\n"
                 "czk_verification_failures_total %" PRIu64 "\n",
             e->verify_failures);
-    tprintf(&t, "# TYPE czk_partition_retries_total counter\nczk_partition_retries_total %" PRIu64 "\n",
+    czk_sbuf_printf(&t, "# TYPE czk_partition_retries_total counter\nczk_partition_retries_total %" PRIu64 "\n",
             e->retries);
-    tprintf(&t, "# HELP czk_proofs_damaged_total Stored proofs that failed their checksum when "
+    czk_sbuf_printf(&t, "# HELP czk_proofs_damaged_total Stored proofs that failed their checksum when "
                 "read back (never served; the job or partition is proved again).\n"
                 "# TYPE czk_proofs_damaged_total counter\nczk_proofs_damaged_total %" PRIu64 "\n",
             e->proofs_damaged);
-    tprintf(&t, "# HELP czk_partitions_restored_total Partition proofs a drain kept, used after "
+    czk_sbuf_printf(&t, "# HELP czk_partitions_restored_total Partition proofs a drain kept, used after "
                 "the restart instead of proving again.\n"
                 "# TYPE czk_partitions_restored_total counter\n"
                 "czk_partitions_restored_total %" PRIu64 "\n",
@@ -483,7 +448,7 @@ char *czk_engine_metrics_text(czk_engine *e)
     czk__journal_health jh;
     memset(&jh, 0, sizeof jh);
     if (e->journal != NULL) czk__journal_health_get(e->journal, &jh);
-    tprintf(&t, "# HELP czk_journal_damaged_total Times the journal was found damaged: at start "
+    czk_sbuf_printf(&t, "# HELP czk_journal_damaged_total Times the journal was found damaged: at start "
                 "(moved aside, its readable rows recovered) or by a write while running.\n"
                 "# TYPE czk_journal_damaged_total counter\nczk_journal_damaged_total %" PRIu64 "\n"
                 "# HELP czk_journal_damaged The open journal is damaged: submissions fail until "
@@ -496,12 +461,8 @@ char *czk_engine_metrics_text(czk_engine *e)
                 "this start.\n"
                 "# TYPE czk_journal_rows_lost gauge\nczk_journal_rows_lost %zu\n",
             jh.damage_events, jh.damaged_now ? 1 : 0, jh.rows_recovered, jh.rows_lost);
-    tprintf(&t, "# TYPE czk_uptime_seconds gauge\nczk_uptime_seconds %" PRIu64 "\n",
-            (czk__now_us() - e->t_start) / 1000000u);
+    czk_sbuf_printf(&t, "# TYPE czk_uptime_seconds gauge\nczk_uptime_seconds %" PRIu64 "\n",
+            (czk_clock_us() - e->t_start) / 1000000u);
     pthread_mutex_unlock(&e->mu);
-    if (t.oom) {
-        czk_free(t.p);
-        return NULL;
-    }
-    return t.p;
+    return czk_sbuf_take(&t);
 }

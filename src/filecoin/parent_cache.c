@@ -159,13 +159,6 @@ const char *czk_parent_cache_known_digest(const char *name)
 
 typedef czk_status (*sink_fn)(void *ctx, const uint8_t *data, size_t n, czk_err *err);
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void progress(uint64_t done, uint64_t total, double t0, bool final)
 {
     enum { WIDTH = 30 };
@@ -175,7 +168,7 @@ static void progress(uint64_t done, uint64_t total, double t0, bool final)
     bar[WIDTH] = '\0';
     fprintf(stderr, "\rparent cache [%s] %5.1f%%  %llu/%llu nodes  %.1f s%s", bar,
             100.0 * (double)done / (double)total, (unsigned long long)done,
-            (unsigned long long)total, now_s() - t0, final ? "\n" : "");
+            (unsigned long long)total, czk_clock_s() - t0, final ? "\n" : "");
     fflush(stderr);
 }
 
@@ -194,7 +187,7 @@ static czk_status stream_parents(const czk_sdr_graph *g, czk_pool *pool, unsigne
         s = czk_err_set(err, CZK_EINTERNAL, "parent cache: OpenSSL SHA-256 failed");
         goto done;
     }
-    double t0 = now_s();
+    double t0 = czk_clock_s();
     bool show = (flags & CZK_PARENT_CACHE_PROGRESS) != 0;
     for (uint64_t first = 0; first < g->nodes; first += CHUNK_NODES) {
         uint64_t count = g->nodes - first < CHUNK_NODES ? g->nodes - first : CHUNK_NODES;

@@ -482,9 +482,7 @@ static void derive_sparse(czk_poseidon_params *p, czk_fr *w_hat, czk_fr *v_rest,
 
 static void derive(slot *s)
 {
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-
+    const double t0 = czk_clock_s();
     check_lazy_constants();
     czk_poseidon_params *p = &s->params;
     const unsigned t = s->arity + 1, rp = s->rp;
@@ -524,9 +522,8 @@ static void derive(slot *s)
     p->w_hat = w_hat;
     p->v_rest = v_rest;
 
-    clock_gettime(CLOCK_MONOTONIC, &t1);
     CZK_LOG_DEBUG("poseidon constants derived", "arity=%u ms=%.2f", s->arity,
-                  (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+                  (czk_clock_s() - t0) * 1e3);
 }
 
 const czk_poseidon_params *czk_poseidon_params_get(unsigned arity)

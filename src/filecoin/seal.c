@@ -23,13 +23,6 @@
  * 32 GiB with 11 layers would take ~460 GiB. */
 #define MAX_SECTOR_SIZE (512ull << 20)
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* =======================================================================================
  * Fr on little-endian bytes, without the Montgomery round trip
  * ======================================================================================= */
@@ -245,7 +238,7 @@ czk_status czk_sector_seal(czk_sector **out, const czk_seal_input *in, czk_pool 
                                (unsigned long long)bad);
     }
 
-    double t_start = now_s();
+    double t_start = czk_clock_s();
     czk_sector *s = czk_calloc(1, sizeof *s);
     if (s == NULL) return czk_err_set(err, CZK_ENOMEM, "seal: out of memory");
     s->info = info;
@@ -266,12 +259,12 @@ czk_status czk_sector_seal(czk_sector **out, const czk_seal_input *in, czk_pool 
         memset(s->data, 0, size);
 
     /* Phase 1: tree_d and comm_d, replica_id, labels. */
-    double t0 = now_s();
+    double t0 = czk_clock_s();
     czk_merkle_config cfg_d = czk_merkle_config_tree_d();
     st = czk_merkle_build(&s->tree_d, &cfg_d, s->data, nodes, pool, err);
     if (st != CZK_OK) goto fail;
     czk_merkle_root(s->tree_d, s->comms.comm_d);
-    double t1 = now_s();
+    double t1 = czk_clock_s();
     s->t.tree_d = t1 - t0;
 
     uint8_t porep_id[32];
@@ -282,7 +275,7 @@ czk_status czk_sector_seal(czk_sector **out, const czk_seal_input *in, czk_pool 
 
     st = czk_sdr_label_layers(s->labels, s->g, info->layers, s->comms.replica_id, NULL, pool, err);
     if (st != CZK_OK) goto fail;
-    double t2 = now_s();
+    double t2 = czk_clock_s();
     s->t.labels = t2 - t1;
 
     /* Phase 2: tree_c, encoding, tree_r_last, comm_r. */
@@ -292,13 +285,13 @@ czk_status czk_sector_seal(czk_sector **out, const czk_seal_input *in, czk_pool 
     st = czk_merkle_build(&s->tree_c, &cfg_r, s->columns, nodes, pool, err);
     if (st != CZK_OK) goto fail;
     czk_merkle_root(s->tree_c, s->comms.comm_c);
-    double t3 = now_s();
+    double t3 = czk_clock_s();
     s->t.tree_c = t3 - t2;
 
     const uint8_t *last = s->labels + (uint64_t)(info->layers - 1) * size;
     st = czk_sdr_encode(s->replica, s->data, last, nodes, pool, err);
     if (st != CZK_OK) goto fail;
-    double t4 = now_s();
+    double t4 = czk_clock_s();
     s->t.encode = t4 - t3;
 
     st = czk_merkle_build(&s->tree_r, &cfg_r, s->replica, nodes, pool, err);
@@ -306,7 +299,7 @@ czk_status czk_sector_seal(czk_sector **out, const czk_seal_input *in, czk_pool 
     czk_merkle_root(s->tree_r, s->comms.comm_r_last);
     st = czk_comm_r(s->comms.comm_r, s->comms.comm_c, s->comms.comm_r_last, err);
     if (st != CZK_OK) goto fail;
-    double t5 = now_s();
+    double t5 = czk_clock_s();
     s->t.tree_r_last = t5 - t4;
     s->t.total = t5 - t_start;
     CZK_LOG_DEBUG("sector sealed",

@@ -12,13 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Elementwise work split over the pool in chunks. */
 #define CHUNK 4096
 
@@ -169,7 +162,7 @@ static czk_status prove_one(czk_groth16_proof *out, const czk_groth16_params *pk
     czk_status st = check_shapes(pk, asg, err);
     if (st != CZK_OK) return st;
     czk_groth16_timings tm = {0};
-    double t0 = now_s();
+    double t0 = czk_clock_s();
 
     czk_fr r, s;
     if ((st = czk__groth16_blinding(&r, &s, r_in, s_in, err)) != CZK_OK) return st;
@@ -178,7 +171,7 @@ static czk_status prove_one(czk_groth16_proof *out, const czk_groth16_params *pk
     st = compute_h(pk, asg, domain, &h_len, pool, err);
     if (st != CZK_OK) return st;
     if (czk_pool_cancelled()) return cancelled(err);
-    double t1 = now_s();
+    double t1 = czk_clock_s();
     tm.ntt = t1 - t0;
 
     /* Witness scalars, canonical: inputs then aux (one buffer, so A and B can address
@@ -191,14 +184,14 @@ static czk_status prove_one(czk_groth16_proof *out, const czk_groth16_params *pk
 
     czk__groth16_msms ms;
     czk_g1s_msm(&ms.h, pk->h, (const czk_scalar *)asg->a, h_len, NULL, NULL, pool);
-    double t2 = now_s();
+    double t2 = czk_clock_s();
     tm.msm_h = t2 - t1;
     czk_g1s_msm(&ms.l, pk->l, z + ni, na, NULL, NULL, pool);
-    double t3 = now_s();
+    double t3 = czk_clock_s();
     tm.msm_l = t3 - t2;
     czk_g1s_msm(&ms.a_in, pk->a, z, ni, NULL, NULL, pool);
     czk_g1s_msm(&ms.a_aux, pk->a + ni, z + ni, na, asg->a_aux_density, NULL, pool);
-    double t4 = now_s();
+    double t4 = czk_clock_s();
     tm.msm_a = t4 - t3;
     size_t b_in_count =
         asg->b_input_density ? czk_density_count(asg->b_input_density, ni) : ni;
@@ -208,7 +201,7 @@ static czk_status prove_one(czk_groth16_proof *out, const czk_groth16_params *pk
         czk_g1s_msm(&ms.b1_aux, pk->b_g1 + b_in_count, z + ni, na, asg->b_aux_density, NULL,
                     pool);
     }
-    double t5 = now_s();
+    double t5 = czk_clock_s();
     tm.msm_b_g1 = t5 - t4;
     stop = stop || czk_pool_cancelled();
     if (!stop) {
@@ -216,14 +209,14 @@ static czk_status prove_one(czk_groth16_proof *out, const czk_groth16_params *pk
         czk_g2s_msm(&ms.b2_aux, pk->b_g2 + b_in_count, z + ni, na, asg->b_aux_density, NULL,
                     pool);
     }
-    double t6 = now_s();
+    double t6 = czk_clock_s();
     tm.msm_b_g2 = t6 - t5;
     czk_free(z);
     if (stop || czk_pool_cancelled()) return cancelled(err);
 
     /* A, B, C from the MSM results and r, s (prove_common.c, shared with the GPU prover). */
     czk__groth16_assemble(out, pk, &ms, &r, &s);
-    tm.assemble = now_s() - t6;
+    tm.assemble = czk_clock_s() - t6;
     if (timings != NULL) *timings = tm;
     return CZK_OK;
 }

@@ -230,13 +230,6 @@ done:
     return st;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 czk_status czk__setup_stream_qap(czk__setup_qap *q, czk__setup_waste *tw,
                                  czk_cs_circuit_fn circuit, void *circuit_ctx,
                                  const uint8_t *seed, czk_pool *pool, czk__progress *pr,
@@ -246,7 +239,7 @@ czk_status czk__setup_stream_qap(czk__setup_qap *q, czk__setup_waste *tw,
     memset(tw, 0, sizeof *tw);
     czk_cs_counts cnt, rec;
     czk_cs *cs = NULL;
-    double t0 = now_s();
+    double t0 = czk_clock_s();
 
     /* Pass 1: sizes and densities. */
     czk_status st = run_pass(CZK_CS_COUNT, circuit, circuit_ctx, NULL, &cs, err);
@@ -275,14 +268,14 @@ czk_status czk__setup_stream_qap(czk__setup_qap *q, czk__setup_waste *tw,
     czk_cs_get_densities(cs, q->a_aux, q->b_in, q->b_aux);
     czk_cs_destroy(cs);
     cs = NULL;
-    double t1 = now_s();
+    double t1 = czk_clock_s();
 
     /* Pass 2: the QAP at τ, row by row as the circuit makes them. One bar: the rows of
      * this pass, then the points. */
     if ((st = czk__setup_draw(tw, seed, err)) != CZK_OK ||
         (st = czk__setup_lagrange(q->lag, &tw->tau, q->log_m, pool, err)) != CZK_OK)
         goto done;
-    double t2 = now_s();
+    double t2 = czk_clock_s();
     pr->done = 0;
     pr->total = q->n_constraints + czk__setup_units(q);
     struct sink_ctx sc = {q->lag, {q->u, q->v, q->w}, q->ni, nv, q->n_constraints, 0, pr, NULL,
@@ -324,7 +317,7 @@ czk_status czk__setup_stream_qap(czk__setup_qap *q, czk__setup_waste *tw,
     }
     q->n_terms = sc.n_terms;
     czk__progress_add(pr, q->n_constraints - pr->done);
-    double t3 = now_s();
+    double t3 = czk_clock_s();
     CZK_LOG(q->n_constraints >= ((uint64_t)1 << 20) ? CZK_LOG_INFO : CZK_LOG_DEBUG,
             "setup QAP pass", "rows=%zu terms=%llu count_s=%.2f lagrange_s=%.2f record_s=%.2f",
             q->n_constraints, (unsigned long long)q->n_terms, t1 - t0, t2 - t1, t3 - t2);

@@ -154,7 +154,7 @@ static void route(conn *c)
         char *t = czk__server_all_metrics(s);
         respond(c, t ? 200 : 500, t ? "OK" : "Internal Server Error", "text/plain; version=0.0.4",
                 t ? t : "out of memory\n");
-        free(t);
+        czk_free(t);
     } else if (!strcmp(c->url, "/status")) {
         char *j = czk_engine_status_json(czk__server_engine(s));
         respond(c, j ? 200 : 500, j ? "OK" : "Internal Server Error", "application/json",

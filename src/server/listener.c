@@ -125,12 +125,7 @@ struct lconn {
     bool front_paused, back_paused;
 };
 
-static uint64_t now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
+static uint64_t now_ms(void) { return czk_clock_us() / 1000u; }
 
 static void listener_maybe_free(czk_listener *l)
 {

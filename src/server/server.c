@@ -18,6 +18,8 @@
  */
 #include "server.h"
 
+#include "czk/strbuf.h"
+
 #include "czk/alloc.h"
 #include "czk/log.h"
 
@@ -452,13 +454,6 @@ static const char *method_label(const rpc *r)
 #define REFUSAL_LOG_RATE 10.0
 #define REFUSAL_LOG_BURST 100.0
 
-static uint64_t mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 /*
  * One log line per refused call, at the default level: method, code, the field its
  * message names, request_id (or job) and the message. A call the client gave up on
@@ -477,7 +472,7 @@ static void log_refusal(rpc *r, grpc_status_code code, const char *msg)
     uint64_t dropped = 0;
     bool write;
     pthread_mutex_lock(&s->refusal_mu);
-    uint64_t now = mono_us();
+    uint64_t now = czk_clock_us();
     if (s->refusal_last_us == 0) s->refusal_tokens = REFUSAL_LOG_BURST;
     else s->refusal_tokens += (double)(now - s->refusal_last_us) / 1e6 * REFUSAL_LOG_RATE;
     if (s->refusal_tokens > REFUSAL_LOG_BURST) s->refusal_tokens = REFUSAL_LOG_BURST;
@@ -826,15 +821,14 @@ static void request_received(rpc *r, bool ok)
 static bool decode_request(rpc *r)
 {
     const method *m = &methods[r->midx];
-    struct timespec t0, t1;
     char bad[128];
     czk_text_fault fault;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const uint64_t t0 = czk_clock_us();
     r->req = unpack(m->req_desc, r->payload, bad, sizeof bad, &fault);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const uint64_t t1 = czk_clock_us();
     size_t bytes = r->payload ? grpc_byte_buffer_length(r->payload) : 0;
-    CZK_LOG_DEBUG("rpc", "method=%s bytes=%zu decode_us=%ld", m->name, bytes,
-                  (long)((t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000));
+    CZK_LOG_DEBUG("rpc", "method=%s bytes=%zu decode_us=%llu", m->name, bytes,
+                  (unsigned long long)(t1 - t0));
     /* The request's bytes are not needed once decoded: free them now, not at the end of
      * a call that may wait for hours. */
     drop_payload(r);
@@ -1412,7 +1406,7 @@ static void h_get_metrics(rpc *r, ProtobufCMessage *m)
     Cuzk__V1__GetMetricsResponse o = CUZK__V1__GET_METRICS_RESPONSE__INIT;
     o.prometheus_text = text ? text : S("");
     reply(r, GRPC_STATUS_OK, NULL, &o.base);
-    free(text);
+    czk_free(text);
 }
 
 static void do_preload(rpc *r, const char *circuit_id)
@@ -2059,37 +2053,6 @@ static void reflection_recv_done(rpc *r, bool ok)
 /* Metrics                                                                                */
 /* ----------------------------------------------------------------------------------- */
 
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-    bool oom;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    if (b->oom) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
-        va_end(ap);
-        if (k < 0) return;
-        if (b->p && b->n + (size_t)k < b->cap) {
-            b->n += (size_t)k;
-            return;
-        }
-        size_t cap = (b->cap ? b->cap * 2 : 4096) + (size_t)k;
-        char *q = realloc(b->p, cap);
-        if (!q) {
-            b->oom = true;
-            return;
-        }
-        b->p = q;
-        b->cap = cap;
-    }
-}
-
 static const char *type_label(mtype t)
 {
     return t == M_UNARY ? "unary" : t == M_STREAM ? "server_stream" : "bidi_stream";
@@ -2097,40 +2060,40 @@ static const char *type_label(mtype t)
 
 char *czk__server_metrics_text(czk_server *s)
 {
-    sbuf b = {0};
-    sb_printf(&b, "# HELP grpc_server_started_total Total number of RPCs started on the server.\n"
+    czk_sbuf b = {0};
+    czk_sbuf_printf(&b, "# HELP grpc_server_started_total Total number of RPCs started on the server.\n"
                   "# TYPE grpc_server_started_total counter\n");
     for (int i = 0; i <= NMETHODS; i++) {
         unsigned long v = atomic_load(&s->started[i]);
         if (i < NMETHODS)
-            sb_printf(&b, "grpc_server_started_total{grpc_service=\"%s\",grpc_method=\"%s\",grpc_type=\"%s\"} %lu\n",
+            czk_sbuf_printf(&b, "grpc_server_started_total{grpc_service=\"%s\",grpc_method=\"%s\",grpc_type=\"%s\"} %lu\n",
                       methods[i].service, methods[i].name, type_label(methods[i].type), v);
         else if (v)
-            sb_printf(&b, "grpc_server_started_total{grpc_service=\"unknown\",grpc_method=\"unknown\",grpc_type=\"unary\"} %lu\n", v);
+            czk_sbuf_printf(&b, "grpc_server_started_total{grpc_service=\"unknown\",grpc_method=\"unknown\",grpc_type=\"unary\"} %lu\n", v);
     }
-    sb_printf(&b, "# HELP grpc_server_handled_total Total number of RPCs completed on the server, by code.\n"
+    czk_sbuf_printf(&b, "# HELP grpc_server_handled_total Total number of RPCs completed on the server, by code.\n"
                   "# TYPE grpc_server_handled_total counter\n");
     for (int i = 0; i <= NMETHODS; i++)
         for (int c = 0; c < NCODES; c++) {
             unsigned long v = atomic_load(&s->handled[i][c]);
             if (!v) continue;
-            sb_printf(&b, "grpc_server_handled_total{grpc_service=\"%s\",grpc_method=\"%s\",grpc_type=\"%s\",grpc_code=\"%s\"} %lu\n",
+            czk_sbuf_printf(&b, "grpc_server_handled_total{grpc_service=\"%s\",grpc_method=\"%s\",grpc_type=\"%s\",grpc_code=\"%s\"} %lu\n",
                       i < NMETHODS ? methods[i].service : "unknown", i < NMETHODS ? methods[i].name : "unknown",
                       i < NMETHODS ? type_label(methods[i].type) : "unary", czk__grpc_code_name((grpc_status_code)c), v);
         }
-    sb_printf(&b, "# HELP czk_refusal_log_lines_dropped_total Refused calls whose log line the rate limit "
+    czk_sbuf_printf(&b, "# HELP czk_refusal_log_lines_dropped_total Refused calls whose log line the rate limit "
                   "dropped (each is still in grpc_server_handled_total).\n"
                   "# TYPE czk_refusal_log_lines_dropped_total counter\nczk_refusal_log_lines_dropped_total %lu\n",
               atomic_load(&s->refusal_dropped_total));
-    sb_printf(&b, "# HELP grpc_server_cancelled_total RPCs cancelled by the client or their deadline.\n"
+    czk_sbuf_printf(&b, "# HELP grpc_server_cancelled_total RPCs cancelled by the client or their deadline.\n"
                   "# TYPE grpc_server_cancelled_total counter\ngrpc_server_cancelled_total %lu\n",
               atomic_load(&s->cancelled_calls));
-    sb_printf(&b, "# HELP grpc_server_calls_in_flight Calls the server holds now.\n"
+    czk_sbuf_printf(&b, "# HELP grpc_server_calls_in_flight Calls the server holds now.\n"
                   "# TYPE grpc_server_calls_in_flight gauge\ngrpc_server_calls_in_flight %d\n",
               atomic_load(&s->calls_held));
     czk_listener_stats ls;
     czk__listener_stats(s->listener, &ls);
-    sb_printf(&b, "# HELP czk_grpc_connections gRPC connections open, and the limit (daemon.max_connections).\n"
+    czk_sbuf_printf(&b, "# HELP czk_grpc_connections gRPC connections open, and the limit (daemon.max_connections).\n"
                   "# TYPE czk_grpc_connections gauge\nczk_grpc_connections %llu\n"
                   "# TYPE czk_grpc_connections_max gauge\nczk_grpc_connections_max %llu\n"
                   "# TYPE czk_grpc_connections_accepted_total counter\n"
@@ -2150,7 +2113,7 @@ char *czk__server_metrics_text(czk_server *s)
               (unsigned long long)ls.closed_idle, (unsigned long long)ls.closed_resets);
     uint64_t h_refused, h_timed_out;
     czk__http_counts(s->http, &h_refused, &h_timed_out);
-    sb_printf(&b, "# HELP czk_http_connections_refused_total HTTP connections closed on accept at "
+    czk_sbuf_printf(&b, "# HELP czk_http_connections_refused_total HTTP connections closed on accept at "
                   "daemon.metrics_max_connections.\n"
                   "# TYPE czk_http_connections_refused_total counter\nczk_http_connections_refused_total %llu\n"
                   "# HELP czk_http_requests_timed_out_total HTTP requests not whole within daemon.metrics_timeout.\n"
@@ -2167,34 +2130,25 @@ char *czk__server_metrics_text(czk_server *s)
         if (fscanf(f, "%ld %ld", &size, &rss_pages) != 2) rss_pages = 0;
         fclose(f);
     }
-    sb_printf(&b, "# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n"
+    czk_sbuf_printf(&b, "# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n"
                   "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total %.3f\n"
                   "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"
                   "# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes %ld\n"
                   "# HELP process_max_resident_memory_bytes Peak resident memory size in bytes.\n"
                   "# TYPE process_max_resident_memory_bytes gauge\nprocess_max_resident_memory_bytes %ld\n",
               cpu, rss_pages * sysconf(_SC_PAGESIZE), ru.ru_maxrss * 1024L);
-    if (b.oom) {
-        free(b.p);
-        return NULL;
-    }
-    return b.p;
+    return czk_sbuf_take(&b);
 }
 
 char *czk__server_all_metrics(czk_server *s)
 {
     char *eng = czk_engine_metrics_text(s->engine);
     char *own = czk__server_metrics_text(s);
-    size_t a = eng ? strlen(eng) : 0, b = own ? strlen(own) : 0;
-    char *out = malloc(a + b + 1);
-    if (out) {
-        if (a) memcpy(out, eng, a);
-        if (b) memcpy(out + a, own, b);
-        out[a + b] = 0;
-    }
-    czk_free(eng); /* czk_malloc'd by the engine */
-    free(own);
-    return out;
+    czk_sbuf b = {0};
+    czk_sbuf_printf(&b, "%s%s", eng ? eng : "", own ? own : "");
+    czk_free(eng);
+    czk_free(own);
+    return czk_sbuf_take(&b);
 }
 
 czk_engine *czk__server_engine(czk_server *s) { return s->engine; }

@@ -158,9 +158,9 @@ void czk__server_cancel_all(czk_server *s);
 /** Free what is left after on_stopped ran (the engine is the caller's). */
 void czk__server_free(czk_server *s);
 
-/** Prometheus text of the server's own counters and the process (malloc'd). */
+/** Prometheus text of the server's own counters and the process (free with czk_free). */
 char *czk__server_metrics_text(czk_server *s);
-/** The engine's metrics followed by the server's (malloc'd). */
+/** The engine's metrics followed by the server's (free with czk_free). */
 char *czk__server_all_metrics(czk_server *s);
 czk_engine *czk__server_engine(czk_server *s);
 bool czk__server_serving(czk_server *s);

@@ -1304,9 +1304,9 @@ static void test_gpu_packed(void)
 /* czk_test_run reports CPU time; the engine's tests mostly wait, so show wall time too. */
 static void run_wall(const char *name, void (*fn)(void))
 {
-    uint64_t t0 = czk__now_us();
+    uint64_t t0 = czk_clock_us();
     czk_test_run(name, fn);
-    printf("     %-40s %8.1f ms wall\n", name, (double)(czk__now_us() - t0) / 1000.0);
+    printf("     %-40s %8.1f ms wall\n", name, (double)(czk_clock_us() - t0) / 1000.0);
 }
 #define RUNW(fn) run_wall(#fn, fn)
 
