@@ -150,6 +150,15 @@ bool czk__params_on_host(const czk__params *pe);
 void czk__params_unload(czk__params *pe);
 /** Host bytes the loaded key and matrices take. */
 uint64_t czk__params_size(const czk__params *pe);
+/**
+ * Where a key's streamed points live on the host when GPUs of different plans share one
+ * copy: section s from first[s] (the least resident prefix over the plans) on, at byte
+ * off[s] of one mapping (each section page-aligned); returns the mapping's size. GPU g
+ * streams section s from point plans[g].resident[s], which is in the mapping.
+ */
+size_t czk__params_tail_layout(const czk_groth16_params *shape, const czk_gpu_plan *plans,
+                               size_t ngpus, size_t first[CZK_G16_SECTIONS],
+                               size_t off[CZK_G16_SECTIONS]);
 /** Device bytes a loaded set keeps on GPU slot g, and what its proofs need beside them. */
 uint64_t czk__params_gpu_resident(const czk__params *pe, size_t g);
 uint64_t czk__params_gpu_working(const czk__params *pe, size_t g);

@@ -67,6 +67,24 @@ static czk_status params_make_test(czk__params *pe, const czk__params_gen *gen, 
  * chunk (about 0.2 s on 16 threads) dwarfs its copies. */
 #define STAGE_POINTS ((size_t)1 << 21)
 
+size_t czk__params_tail_layout(const czk_groth16_params *shape, const czk_gpu_plan *plans,
+                               size_t ngpus, size_t first[CZK_G16_SECTIONS],
+                               size_t off[CZK_G16_SECTIONS])
+{
+    size_t len = 0;
+    for (int k = 0; k < CZK_G16_SECTIONS; k++) {
+        const czk_groth16_section sec = (czk_groth16_section)k;
+        const size_t n = czk_groth16_section_len(shape, sec);
+        size_t f = n;
+        for (size_t g = 0; g < ngpus; g++)
+            if (plans[g].resident[k] < f) f = plans[g].resident[k];
+        first[k] = f;
+        off[k] = len;
+        len += ((n - f) * czk_groth16_section_elem(sec) + 4095) / 4096 * 4096;
+    }
+    return len;
+}
+
 static void tail_free(czk__params *pe)
 {
     if (pe->tail_mem != NULL) {
@@ -105,18 +123,9 @@ static czk_status params_load_planned(czk__params *pe, const czk__params_gen *ge
         if (st != CZK_OK)
             czk_err_set(err, st, "%s on gpu%d: %s", pe->id, gen->gpus[g], perr.msg);
     }
-    /* The streamed tails: section k from the least resident prefix over the GPUs. */
     size_t off[CZK_G16_SECTIONS];
     size_t tail_len = 0;
-    for (int k = 0; k < CZK_G16_SECTIONS && st == CZK_OK; k++) {
-        size_t first = len[k];
-        for (size_t g = 0; g < ng; g++)
-            if (pe->plan[g].resident[k] < first) first = pe->plan[g].resident[k];
-        pe->tail_first[k] = first;
-        off[k] = tail_len;
-        tail_len += ((len[k] - first) * czk_groth16_section_elem((czk_groth16_section)k) + 4095) /
-                    4096 * 4096;
-    }
+    if (st == CZK_OK) tail_len = czk__params_tail_layout(&pe->pk, pe->plan, ng, pe->tail_first, off);
     if (st == CZK_OK && tail_len > 0) {
         void *m = mmap(NULL, tail_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (m == MAP_FAILED) {

@@ -3,11 +3,12 @@
  * the Filecoin circuits that matter (a 32 GiB PoRep partition, counts from upstream's
  * circuit tests as `czk circuit-info` prints them) and on small keys: which plan each
  * budget gets, that every plan fits its budget, that more memory never makes the plan
- * worse, that the minimum is refused below and accepted at, and the MSM scratch bound
- * against the H MSM's measured 15 GB at 2^27.
+ * worse, that the minimum is refused below and accepted at, the MSM scratch bound against
+ * the H MSM's measured 15 GB at 2^27, and one host copy shared by GPUs of different memory.
  */
 #include "czk/gpu.h"
 #include "czk_test.h"
+#include "engine/engine_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -213,6 +214,53 @@ static void test_scratch_bound(void)
     }
 }
 
+/*
+ * Several GPUs of different memory in one host, as the engine plans a key on them: each
+ * gets its own plan within its own budget, and the host holds one copy of what any of them
+ * streams (from the least resident prefix of each section on), which every GPU's streamed
+ * range lies inside. Fake devices: only the budgets matter to the planner.
+ */
+static void test_fake_devices(void)
+{
+    czk_groth16_params k = porep32();
+    const uint64_t budgets[4] = {139 * GIB, 80 * GIB, 24 * GIB, 12 * GIB};
+    czk_gpu_plan plans[4];
+    czk_gpu_plan_opts o = {55.0, 0, 0};
+    for (int g = 0; g < 4; g++) {
+        CHECK_STATUS(czk_gpu_plan_make(&plans[g], &k, budgets[g], &o, NULL), CZK_OK);
+        check_plan_invariants(&plans[g], &k);
+    }
+    CHECK(czk_gpu_plan_all_resident(&plans[0], &k));
+    size_t first[CZK_G16_SECTIONS], off[CZK_G16_SECTIONS];
+    /* Every subset in which the 139 GiB card takes part, and the 24 GiB card alone. */
+    const int sets[4][4] = {{0}, {0, 2}, {0, 1, 2, 3}, {2}};
+    const size_t nset[4] = {1, 2, 4, 1};
+    for (int t = 0; t < 4; t++) {
+        czk_gpu_plan p[4];
+        uint64_t most_streamed = 0;
+        for (size_t i = 0; i < nset[t]; i++) {
+            p[i] = plans[sets[t][i]];
+            if (p[i].streamed_bytes > most_streamed) most_streamed = p[i].streamed_bytes;
+        }
+        size_t len = czk__params_tail_layout(&k, p, nset[t], first, off);
+        /* One host copy: the weakest GPU's streamed points, each section page-rounded. */
+        CHECK(len >= most_streamed && len <= most_streamed + CZK_G16_SECTIONS * 4096);
+        for (int s = 0; s < CZK_G16_SECTIONS; s++) {
+            const size_t n = czk_groth16_section_len(&k, (czk_groth16_section)s);
+            const size_t el = czk_groth16_section_elem((czk_groth16_section)s);
+            const size_t end = s + 1 < CZK_G16_SECTIONS ? off[s + 1] : len;
+            CHECK(off[s] % 4096 == 0 && end - off[s] >= (n - first[s]) * el);
+            for (size_t i = 0; i < nset[t]; i++) {
+                CHECK(p[i].resident[s] >= first[s]);
+                /* GPU i streams [resident, n): inside the section's part of the mapping. */
+                CHECK(off[s] + (p[i].resident[s] - first[s]) * el + (n - p[i].resident[s]) * el <=
+                      end);
+            }
+        }
+        if (t == 0) CHECK(len == 0); /* every point on the one big GPU: nothing on the host */
+    }
+}
+
 int main(void)
 {
     czk_test_seed();
@@ -221,5 +269,6 @@ int main(void)
     RUN(test_other_working);
     RUN(test_small_keys);
     RUN(test_scratch_bound);
+    RUN(test_fake_devices);
     return czk_test_finish();
 }
