@@ -1,5 +1,5 @@
 /*
- * GPU Groth16 partition prover benchmark (cuda/prove.cu).
+ * GPU Groth16 partition prover benchmark (src/groth16/gpu_prove.cu).
  *
  *  1. H2D: 3 buffers of --h2d-gib GiB (default 4) copied to the device back to back, from
  *     page-locked (czk_gpu_host_alloc) and from ordinary malloc'd memory; median of 3.
@@ -58,7 +58,7 @@
 #include "czk/pool.h"
 #include "czk/porep_vanilla.h"
 #include "czk/vanilla.h"
-#include "../cuda/prove.cuh"
+#include "groth16/gpu_prove.cuh"
 
 #include <pthread.h>
 #include <sys/resource.h>

@@ -17,7 +17,7 @@
  */
 #include "czk/bls12_381.h"
 #include "czk/poseidon.h"
-#include "filecoin/poseidon_internal.h"
+#include "hash/poseidon_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

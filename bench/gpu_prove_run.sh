@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU Groth16 prover (cuda/prove.cu) on a GPU machine: build, tests, sanitizers and the
+# The GPU Groth16 prover (src/groth16/gpu_prove.cu) on a GPU machine: build, tests, sanitizers and the
 # benchmark in one bounded call; logs go to $OUT.
 #
 #   bench/gpu_prove_run.sh build [DIR]          build the binaries into DIR (default

@@ -163,12 +163,13 @@ if(czk_fuzz_ok AND NOT CZK_FUZZ STREQUAL "OFF")
   message(STATUS "czk: libFuzzer targets on (${CZK_FUZZ_SECONDS} s each under CTest)")
   # Coverage instrumentation in everything the targets reach, so libFuzzer is guided by
   # the parsers' branches rather than mutating blindly.
-  foreach(t czk_core czk_proto czk_grpc_client czk_server)
+  target_compile_options(czk_layer_flags INTERFACE -fsanitize=fuzzer-no-link)
+  foreach(t czk_proto czk_grpc_client czk_server)
     target_compile_options(${t} PRIVATE -fsanitize=fuzzer-no-link)
   endforeach()
   # The gcc build is the one that keeps the code warning-free; clang warns about a few
   # more things (unused static inline functions), which must not stop the fuzz build.
-  target_compile_options(czk_core PRIVATE -Wno-error)
+  target_compile_options(czk_layer_flags INTERFACE -Wno-error)
   set(seeds ${CMAKE_BINARY_DIR}/fuzz/seeds)
   if(CZK_TESTS)
     add_test(NAME fuzz_seeds COMMAND bash ${CMAKE_SOURCE_DIR}/tests/fuzz/make_seeds.sh

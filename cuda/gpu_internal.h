@@ -65,7 +65,7 @@ czk_status czk__gpu_ff_mul_rate(int gpu, int field, unsigned reps, double *muls_
 czk_status czk__gpu_mem_pool(int gpu, cudaMemPool_t *out, czk_err *err);
 #endif
 
-/** Device address of the first point of a bases handle (cuda/msm.cu; for cuda/prove.cu). */
+/** Device address of the first point of a bases handle (cuda/msm.cu; for src/groth16/gpu_prove.cu). */
 const void *czk__gpu_bases_dev(const czk_gpu_bases *b);
 
 /** A bases handle of n points of group 1 or 2 on GPU `gpu` with its memory reserved and
@@ -106,7 +106,7 @@ czk_status czk__gpu_msm_dev(int gpu, int group, void *out, const void *bases_dev
 
 /**
  * The Groth16 H step of czk_gpu_groth16_h_dev one vector at a time (cuda/ntt.cu; for
- * cuda/prove.cu, which starts each vector as its copy lands): begin makes the tables for a
+ * src/groth16/gpu_prove.cu, which starts each vector as its copy lands): begin makes the tables for a
  * 2^log_m domain; vector prepares a (which 0), b (1) or c (2) in place on `stream`; finish
  * leaves the H scalars (canonical limbs) in a. end releases the handle once every stream
  * that used it is done.

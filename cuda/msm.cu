@@ -288,7 +288,7 @@ cudaMemPool_t pools[MAX_GPUS];
 
 } // namespace
 
-/* The per-device scratch pool, shared by the MSM and the partition prover (cuda/prove.cu):
+/* The per-device scratch pool, shared by the MSM and the partition prover (src/groth16/gpu_prove.cu):
  * stream-ordered allocations that keep their memory between calls (release threshold:
  * unlimited), so a steady stream of MSMs and proofs maps memory once.
  *
@@ -298,7 +298,7 @@ cudaMemPool_t pools[MAX_GPUS];
  * witness MSMs' waits in czkd, and measured worse on an H200: the pipelined partition
  * 1.203 s against 1.180, czkd 1.324 s against 1.307. The waits came from pageable
  * readbacks (see pinned_slot below). Without it an allocation takes memory that is free
- * now or maps more, or fails (the hand-on check in prove.cu keeps room for two proofs; the
+ * now or maps more, or fails (the hand-on check in gpu_prove.cu keeps room for two proofs; the
  * engine retries a proof that runs out of memory with the GPU to itself). */
 extern "C" czk_status czk__gpu_mem_pool(int gpu, cudaMemPool_t *out, czk_err *err)
 {
@@ -434,7 +434,7 @@ struct scratch {
  * Page-locked host slots for an MSM's readbacks (its counts and its window sums). A copy
  * from the device into pageable memory returns only once it is done, and it goes through
  * the driver's staging memory, which copies on other threads then wait for. In the
- * partition prover (cuda/prove.cu) the H MSM's window readback, issued right behind its
+ * partition prover (src/groth16/gpu_prove.cu) the H MSM's window readback, issued right behind its
  * kernels, held back the witness MSMs of other threads until the H MSM ended: in czkd on an
  * H200 each L MSM ended with the H MSM to the millisecond, its own device work 0.08 s of
  * the 0.9 s. Into a slot the copy is asynchronous, and the thread then waits with
@@ -714,7 +714,7 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
          * Windows are sorted and accumulated a group at a time, so that the sorted entries
          * (8 bytes per significant scalar and window) are held for one group, not for all
          * windows: at 2^27 all 12 windows took 12.9 GB, and with two proofs' H MSMs on one
-         * H200 the partition prover (cuda/prove.cu, room_for_next) then found no room to
+         * H200 the partition prover (src/groth16/gpu_prove.cu, room_for_next) then found no room to
          * hand the GPU on. A group holds at most KEYS_BUDGET bytes of entries (whole
          * windows, at least one): at 2^27 four windows (three groups), at 2^26 eight (two), at
          * 2^24 all.

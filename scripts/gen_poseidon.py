@@ -2,7 +2,7 @@
 """
 Clean-room reference for neptune's Poseidon constants, plain and optimized ("static").
 
-czk derives every Poseidon constant at first use (src/filecoin/poseidon.c); no table is
+czk derives every Poseidon constant at first use (src/hash/poseidon.c); no table is
 generated. This script is the independent reference those derivations are checked
 against: it follows neptune's own procedures literally (round constants from the Grain
 LFSR, Cauchy MDS, `compress_round_constants`, and `factor_to_sparse_matrices`, which

@@ -292,7 +292,7 @@ CZK_API size_t czk_gpu_plan_format(const czk_gpu_plan *p, const czk_groth16_para
 CZK_API uint64_t czk_gpu_msm_scratch_bound(int group, size_t n);
 
 /* ------------------------------------------------------------------------------------ */
-/* Groth16 partition prover (cuda/prove.cu)                                             */
+/* Groth16 partition prover (src/groth16/gpu_prove.cu)                                             */
 /* ------------------------------------------------------------------------------------ */
 
 /**
@@ -370,7 +370,7 @@ CZK_API int czk_gpu_srs_gpu(const czk_gpu_srs *srs);
 
 /** Where the B_G2 MSM runs. */
 typedef enum czk_gpu_b2_where {
-    CZK_GPU_B2_AUTO = 0, /* the default: see cuda/prove.cu for the measured choice */
+    CZK_GPU_B2_AUTO = 0, /* the default: see src/groth16/gpu_prove.cu for the measured choice */
     CZK_GPU_B2_GPU = 1,  /* on the GPU after the G1 MSMs */
     CZK_GPU_B2_CPU = 2   /* on the CPU pool (czk_g2s_msm), concurrently with the GPU work */
 } czk_gpu_b2_where;
@@ -439,7 +439,7 @@ typedef struct czk_gpu_prove_stats {
      * their own thread, beside the H MSM). Where a proof's time goes when proofs overlap. */
     double t_queued_s, t_h_s, t_handoff_s, t_msm_h_s, t_l_s, t_a_s, t_b1_s, t_b2_s;
     /** The witness was copied before a, b, c (CZK_GPU_COPY_ORDER=witness, or =auto with
-     *  no other proof on the GPU; cuda/prove.cu's copy_order_env). */
+     *  no other proof on the GPU; src/groth16/gpu_prove.cu's copy_order_env). */
     bool witness_copied_first;
     int packed_vectors; /**< how many of a, b, c and aux came packed (opts.packed_*) */
     unsigned msm_calls; /**< device MSM calls of the proof (more than 8 when cut by a plan) */

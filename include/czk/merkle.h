@@ -33,6 +33,7 @@
 
 #include "czk/common.h"
 #include "czk/pool.h"
+#include "czk/sha256.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,22 +46,7 @@ extern "C" {
  * 1. SHA-256
  * ======================================================================================= */
 
-/** Clear the two top bits of byte 31: the 254-bit truncation of rust-fil-proofs'
- *  trim_to_fr32 / bytes_into_fr_repr_safe. */
-CZK_API void czk_fr32_trim(uint8_t node[32]);
-
-/** Plain SHA-256 of `len` bytes. CZK_EINTERNAL only if OpenSSL fails. */
-CZK_API czk_status czk_sha256(uint8_t out[32], const void *data, size_t len);
-
-/** SHA-256 truncated to 254 bits (Sha256Function::hash): replica_id, labels, tree_d. */
-CZK_API czk_status czk_sha256_trunc(uint8_t out[32], const void *data, size_t len);
-
-/**
- * `n` tree_d nodes: out[i] = trunc(SHA-256(in[64·i .. 64·i + 64))), i.e. the hash of a
- * left child followed by its right sibling (Sha256Function::node). `out` may alias `in`
- * (out[i] is written after in[i] is read). CZK_EINTERNAL only if OpenSSL fails.
- */
-CZK_API czk_status czk_sha256_nodes(uint8_t *out, const uint8_t *in, size_t n);
+/* czk_fr32_trim, czk_sha256, czk_sha256_trunc, czk_sha256_nodes: include/czk/sha256.h. */
 
 /* =======================================================================================
  * 2. fr32 padding

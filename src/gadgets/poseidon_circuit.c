@@ -4,7 +4,7 @@
  *
  * What upstream does. The state holds `Elt`s: allocated numbers, or `Num`s (a value and a
  * linear combination). The circuit follows the optimized permutation
- * (filecoin/poseidon_internal.h): round constants pre-added (compressed), the MDS matrix
+ * (hash/poseidon_internal.h): round constants pre-added (compressed), the MDS matrix
  * of the last first-half full round replaced by the pre-sparse matrix, and one sparse
  * matrix per partial round. An S-box first makes its input an allocated number
  * (ensure_allocated: new x, lc·1 = x, unless it is already one), then x² and x⁴ by
@@ -27,7 +27,7 @@
 #include "gadgets/gadgets_internal.h"
 
 #include "czk/alloc.h"
-#include "filecoin/poseidon_internal.h"
+#include "hash/poseidon_internal.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -3,7 +3,7 @@
  * sections of the SRS stay on the GPU, how the H step and the MSMs are ordered, and how
  * large each MSM call may be, for a key's shape and a budget of device bytes.
  *
- * The model counts what cuda/prove.cu and cuda/msm.cu allocate. One vector of the domain
+ * The model counts what src/groth16/gpu_prove.cu and cuda/msm.cu allocate. One vector of the domain
  * is V = 32·2^log_m bytes, the witness Z = 32·(inputs + aux). The orders, from the fastest:
  *   A  a, b, c and the witness at once, witness MSMs beside H   H step: 3V + Z + T + Sw + Bw
  *                                                                MSMs:   V + Z + T + Sh + Bh + Sw + Bw
@@ -31,7 +31,7 @@
 
 /*
  * Costs of the plan's choices at a 2^27 domain on an H200, scaled linearly by the domain
- * (from the figures in cuda/prove.cu and cuda/ntt.cu's comments):
+ * (from the figures in src/groth16/gpu_prove.cu and cuda/ntt.cu's comments):
  *   COMPUTE_S      a partition with nothing streamed: 1.16 s back to back
  *   NO_OVERLAP_S   witness MSMs after the H MSM: 1810 against 1727 ms a proof
  *   SPLIT_TABLES_S split top twiddle level: H step 284.8 against 274.9 ms

@@ -1,6 +1,6 @@
 /*
  * Parts of the Groth16 prover shared by the CPU prover (prover.c) and the GPU prover
- * (cuda/prove.cu): the shape checks, the blinding scalars and the assembly of the proof
+ * (src/groth16/gpu_prove.cu): the shape checks, the blinding scalars and the assembly of the proof
  * from the MSM results, so both make the same bytes for the same r and s.
  */
 #ifndef CZK_GROTH16_PROVE_COMMON_H

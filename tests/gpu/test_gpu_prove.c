@@ -1,5 +1,5 @@
 /*
- * The GPU Groth16 prover (cuda/prove.cu) against the CPU prover and the verifier, on fresh
+ * The GPU Groth16 prover (src/groth16/gpu_prove.cu) against the CPU prover and the verifier, on fresh
  * random circuits every run. Skips (exit 77) without a GPU.
  *
  *  - Same bytes: with fixed random r, s (and r = s = 0), czk_gpu_prove's proof encodes to

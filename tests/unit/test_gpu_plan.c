@@ -195,7 +195,7 @@ static void test_small_keys(void)
 
 static void test_scratch_bound(void)
 {
-    /* cuda/prove.cu: the H MSM at 2^27 takes about 15 GB (classification 26 bytes a point,
+    /* src/groth16/gpu_prove.cu: the H MSM at 2^27 takes about 15 GB (classification 26 bytes a point,
      * sort input and temporary 16, one group of four windows' entries 32, buckets 36,
      * carries 5). The bound must cover it, without being far above. */
     uint64_t h = czk_gpu_msm_scratch_bound(1, (size_t)1 << 27);

@@ -30,7 +30,7 @@
 #include "czk/pool.h"
 #include "czk/poseidon.h"
 #include "czk_test.h"
-#include "filecoin/poseidon_internal.h"
+#include "hash/poseidon_internal.h"
 
 #include <openssl/evp.h>
 

@@ -15,7 +15,7 @@
 #include "czk/bls12_381.h"
 #include "czk/poseidon.h"
 #include "czk_test.h"
-#include "filecoin/poseidon_internal.h"
+#include "hash/poseidon_internal.h"
 
 #include <pthread.h>
 

@@ -13,7 +13,7 @@
  * tests/unit/test_poseidon.c checks the results against scripts/gen_poseidon.py, which
  * runs neptune's procedures literally.
  */
-#include "filecoin/poseidon_internal.h"
+#include "hash/poseidon_internal.h"
 
 #include "czk/log.h"
 

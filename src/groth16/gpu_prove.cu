@@ -40,9 +40,9 @@
 #include "czk/pack.h"
 #include "ff.cuh"
 #include "gpu_internal.h"
-#include "groth16/prove_common.h"
+#include "prove_common.h"
 #include "pack.cuh"
-#include "prove.cuh"
+#include "gpu_prove.cuh"
 
 using czk_gpu::fr_t;
 
@@ -1425,7 +1425,7 @@ czk_status czk_gpu_prove_ex(czk_groth16_proof *out, int gpu, const czk_groth16_p
     return prove(out, gpu, pk, srs, asg, r, s, pool, opts, t, stats, err);
 }
 
-/* Copy rate host → device (cuda/prove.cuh). */
+/* Copy rate host → device (src/groth16/gpu_prove.cuh). */
 czk_status czk__gpu_h2d_rate(int gpu, void *const *host, size_t nbuf, size_t bytes, int pooled,
                              double *gbps, czk_err *err)
 {

@@ -1,6 +1,6 @@
 /* GPU Groth16 prover for builds without the CUDA backend: every call reports CZK_ENOGPU. */
 #include "czk/gpu.h"
-#include "../prove.cuh"
+#include "gpu_prove.cuh"
 
 #define NO_GPU(err) czk_err_set((err), CZK_ENOGPU, "this build has no CUDA backend")
 

@@ -12,7 +12,7 @@
  * deprecated SHA256_Transform), so EVP costs about 1.5× the floor. The per-thread
  * context lives in a pthread key whose destructor frees it when the thread exits.
  */
-#include "czk/merkle.h"
+#include "czk/sha256.h"
 
 #include <openssl/evp.h>
 #include <pthread.h>

@@ -1,9 +1,10 @@
 /*
- * Private entry points of cuda/prove.cu for benchmarks (plain C declarations; the no-CUDA
- * build's versions, which report CZK_ENOGPU, are in cuda/nocuda/prove_none.c).
+ * Private entry points of the GPU prover (src/groth16/gpu_prove.cu) for benchmarks: plain C
+ * declarations; builds without CUDA get versions that report CZK_ENOGPU
+ * (src/groth16/gpu_prove_none.c).
  */
-#ifndef CZK_CUDA_PROVE_CUH
-#define CZK_CUDA_PROVE_CUH
+#ifndef CZK_GROTH16_GPU_PROVE_CUH
+#define CZK_GROTH16_GPU_PROVE_CUH
 
 #include "czk/common.h"
 
