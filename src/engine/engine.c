@@ -13,11 +13,11 @@
  *
  * Admission also waits while 2 × (number of provers) synthesized partitions are already
  * waiting: synthesizing further ahead only holds memory no prover can use yet. One
- * partition larger than the whole budget still runs, alone (budget_fit).
+ * partition larger than the whole budget still runs, alone (czk__budget_fit).
  *
  * Jobs stay in the table after they end (state, proof, events) until retention_s has
  * passed; their partitions, payload and parameter reference go as soon as no worker holds
- * one of their partitions (job_trim).
+ * one of their partitions (czk__job_trim).
  */
 #include "czk/alloc.h"
 #include "czk/circuits.h"
@@ -58,7 +58,7 @@ void czk__log_safe(char *out, size_t cap, const char *s)
 }
 
 /* A job's request_id and the log value of it (mu held, or the job not yet shared). */
-static void job_set_request_id(czk__job *j, const char *rid)
+void czk__job_set_request_id(czk__job *j, const char *rid)
 {
     snprintf(j->request_id, sizeof j->request_id, "%s", rid ? rid : "");
     czk__log_safe(j->log_rid, sizeof j->log_rid, j->request_id);
@@ -76,14 +76,14 @@ int czk__kind_index(czk_job_kind k)
     return -1;
 }
 
-static bool is_terminal(czk_job_state s)
+bool czk__job_terminal(czk_job_state s)
 {
     return s == CZK_JOB_DONE || s == CZK_JOB_FAILED || s == CZK_JOB_CANCELLED;
 }
 
 /* The drain's grace is over (or czk_engine_abort): results still arriving are dropped and
  * their jobs stay journaled as queued. */
-static bool aborting(const czk_engine *e)
+bool czk__engine_aborting(const czk_engine *e)
 {
     return __atomic_load_n(&e->abort, __ATOMIC_RELAXED) != 0;
 }
@@ -106,7 +106,7 @@ static bool part_before(const czk__part *a, const czk__part *b)
 
 /* Queues are small arrays scanned for their head: a few hundred entries at most in
  * practice, and a scan keeps removal of a cancelled job's entries trivial. */
-static bool q_push(czk__part ***q, size_t *n, size_t *cap, czk__part *p)
+bool czk__sched_push(czk__part ***q, size_t *n, size_t *cap, czk__part *p)
 {
     if (*n == *cap) {
         size_t nc = *cap ? 2 * *cap : 64;
@@ -119,7 +119,7 @@ static bool q_push(czk__part ***q, size_t *n, size_t *cap, czk__part *p)
     return true;
 }
 
-static size_t q_best(czk__part **q, size_t n)
+size_t czk__sched_best(czk__part **q, size_t n)
 {
     size_t best = SIZE_MAX;
     for (size_t i = 0; i < n; i++)
@@ -127,34 +127,30 @@ static size_t q_best(czk__part **q, size_t n)
     return best;
 }
 
-/* Partitions at most this large (a/b/c and witness) may take the express lane. */
-#define EXPRESS_MAX_BYTES ((uint64_t)1 << 30)
-
-static uint64_t part_base_bytes(const czk__params *pe);
-
 /*
  * The express lane's partitions: small ones (a WinningPoSt's is 50 MB) of HIGH or CRITICAL
  * priority, which must not queue behind 32 GiB partitions. Before its parameters are
  * loaded a partition's size is unknown: then a CRITICAL one (WinningPoSt by default)
  * counts as express, so that the lane loads its parameters at once.
  */
-static bool part_express(const czk__part *p)
+bool czk__sched_express(const czk__part *p)
 {
     const czk__params *pe = p->job->params;
     if (pe == NULL || pe->state != CZK__PE_LOADED) return p->job->prio == CZK_PRIO_CRITICAL;
-    return p->job->prio >= CZK_PRIO_HIGH && part_base_bytes(pe) <= EXPRESS_MAX_BYTES;
+    return p->job->prio >= CZK_PRIO_HIGH &&
+           czk__budget_part_base_bytes(pe) <= CZK__EXPRESS_MAX_BYTES;
 }
 
-/* q_best among the express lane's partitions only. */
-static size_t q_best_express(czk__part **q, size_t n)
+/* czk__sched_best among the express lane's partitions only. */
+size_t czk__sched_best_express(czk__part **q, size_t n)
 {
     size_t best = SIZE_MAX;
     for (size_t i = 0; i < n; i++)
-        if (part_express(q[i]) && (best == SIZE_MAX || part_before(q[i], q[best]))) best = i;
+        if (czk__sched_express(q[i]) && (best == SIZE_MAX || part_before(q[i], q[best]))) best = i;
     return best;
 }
 
-static void gpu_lock_init(czk__gpu_lock *l)
+void czk__sched_gpu_lock_init(czk__gpu_lock *l)
 {
     pthread_mutex_init(&l->mu, NULL);
     pthread_cond_init(&l->cv, NULL);
@@ -162,14 +158,14 @@ static void gpu_lock_init(czk__gpu_lock *l)
     l->urgent_waiting = 0;
 }
 
-static void gpu_lock_destroy(czk__gpu_lock *l)
+void czk__sched_gpu_lock_destroy(czk__gpu_lock *l)
 {
     pthread_cond_destroy(&l->cv);
     pthread_mutex_destroy(&l->mu);
 }
 
 /* Take the GPU; `alone`: also wait until no proof that handed it on is still running. */
-static void gpu_lock_ex(czk__gpu_lock *l, bool urgent, bool alone)
+void czk__sched_gpu_lock_ex(czk__gpu_lock *l, bool urgent, bool alone)
 {
     pthread_mutex_lock(&l->mu);
     if (urgent) l->urgent_waiting++;
@@ -181,10 +177,14 @@ static void gpu_lock_ex(czk__gpu_lock *l, bool urgent, bool alone)
     pthread_mutex_unlock(&l->mu);
 }
 
-static void gpu_lock(czk__gpu_lock *l, bool urgent) { gpu_lock_ex(l, urgent, false); }
+void czk__sched_gpu_lock(czk__gpu_lock *l, bool urgent)
+{
+    czk__sched_gpu_lock_ex(l, urgent, false);
+}
 
-/* A proof taken with gpu_lock has left the GPU (after its gpu_unlock or hand-on). */
-static void gpu_done(czk__gpu_lock *l)
+/* A proof taken with czk__sched_gpu_lock has left the GPU (after its czk__sched_gpu_unlock or
+ * hand-on). */
+void czk__sched_gpu_done(czk__gpu_lock *l)
 {
     pthread_mutex_lock(&l->mu);
     l->inflight--;
@@ -192,7 +192,7 @@ static void gpu_done(czk__gpu_lock *l)
     pthread_mutex_unlock(&l->mu);
 }
 
-static void gpu_unlock(czk__gpu_lock *l)
+void czk__sched_gpu_unlock(czk__gpu_lock *l)
 {
     pthread_mutex_lock(&l->mu);
     l->busy = false;
@@ -201,13 +201,13 @@ static void gpu_unlock(czk__gpu_lock *l)
 }
 
 /* Remove entry i keeping the others' order (the finalizer's queue is FIFO). */
-static void q_remove(czk__part **q, size_t *n, size_t i)
+void czk__sched_remove(czk__part **q, size_t *n, size_t i)
 {
     memmove(&q[i], &q[i + 1], (*n - i - 1) * sizeof *q);
     (*n)--;
 }
 
-static void q_remove_job(czk__part **q, size_t *n, const czk__job *j)
+void czk__sched_remove_job(czk__part **q, size_t *n, const czk__job *j)
 {
     size_t w = 0;
     for (size_t i = 0; i < *n; i++)
@@ -215,7 +215,7 @@ static void q_remove_job(czk__part **q, size_t *n, const czk__job *j)
     *n = w;
 }
 
-static void timed_wait(pthread_cond_t *cv, pthread_mutex_t *mu, unsigned ms)
+void czk__sched_timed_wait(pthread_cond_t *cv, pthread_mutex_t *mu, unsigned ms)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -233,8 +233,8 @@ static void timed_wait(pthread_cond_t *cv, pthread_mutex_t *mu, unsigned ms)
 /* ------------------------------------------------------------------------------------ */
 
 /* Record an event in the job's history and queue it for delivery (mu held). */
-static void emit(czk_engine *e, czk__job *j, czk_job_event_type type, int32_t part,
-                 const char *worker, const char *fmt, ...)
+void czk__events_emit(czk_engine *e, czk__job *j, czk_job_event_type type, int32_t part,
+                      const char *worker, const char *fmt, ...)
 {
     czk_job_event ev;
     memset(&ev, 0, sizeof ev);
@@ -276,7 +276,7 @@ static void emit(czk_engine *e, czk__job *j, czk_job_event_type type, int32_t pa
 }
 
 /* A job by id, forgotten ones included (the event thread still delivers their end). */
-static czk__job *find_job_any(czk_engine *e, const char *id)
+czk__job *czk__job_find_any(czk_engine *e, const char *id)
 {
     for (czk__job *j = e->jobs; j != NULL; j = j->next)
         if (strcmp(j->id, id) == 0) return j;
@@ -284,14 +284,14 @@ static czk__job *find_job_any(czk_engine *e, const char *id)
 }
 
 /* A job by id, as every caller of the API sees the table (mu held). */
-static czk__job *find_job(czk_engine *e, const char *id)
+czk__job *czk__job_find(czk_engine *e, const char *id)
 {
-    czk__job *j = find_job_any(e, id);
+    czk__job *j = czk__job_find_any(e, id);
     return j != NULL && !j->forgotten ? j : NULL;
 }
 
 /* Deliver queued events: ev_mu is held while callbacks run, mu is not. */
-static void *event_main(void *arg)
+void *czk__events_main(void *arg)
 {
     czk_engine *e = arg;
     czk__qevent *batch = NULL;
@@ -334,7 +334,7 @@ static void *event_main(void *arg)
             czk_job_info info;
             memset(&info, 0, sizeof info);
             pthread_mutex_lock(&e->mu);
-            czk__job *j = find_job_any(e, q->ev.job_id);
+            czk__job *j = czk__job_find_any(e, q->ev.job_id);
             if (j != NULL && have) czk__job_snapshot(e, j, true, &info);
             /* A forgotten job may be freed once its end has reached everybody. */
             if (j != NULL) j->terminal_delivered = true;
@@ -367,7 +367,7 @@ uint64_t czk__budget_used(czk_engine *e)
     return e->reserved + e->params_bytes + czk__pinned_free_bytes(&e->pinned);
 }
 
-static bool params_loading(czk_engine *e)
+bool czk__budget_params_loading(czk_engine *e)
 {
     for (czk__params *pe = e->params; pe != NULL; pe = pe->next)
         if (pe->state == CZK__PE_LOADING) return true;
@@ -380,7 +380,7 @@ static bool params_loading(czk_engine *e)
  * at all is in flight the request is admitted even over budget: one partition larger
  * than the budget must still run (alone), or its job would wait forever (mu held).
  */
-static bool budget_fit(czk_engine *e, uint64_t need, bool pinned)
+bool czk__budget_fit(czk_engine *e, uint64_t need, bool pinned)
 {
     uint64_t used = czk__budget_used(e);
     if (used + need <= e->budget_total) return true;
@@ -413,7 +413,7 @@ static bool budget_fit(czk_engine *e, uint64_t need, bool pinned)
         over = b >= over ? 0 : over - b;
     }
     if (over == 0) return true;
-    if (e->inflight_parts == 0 && !params_loading(e)) {
+    if (e->inflight_parts == 0 && !czk__budget_params_loading(e)) {
         CZK_LOG_WARN("memory budget: admitting alone over budget",
                      "need=%" PRIu64 " used=%" PRIu64 " budget=%" PRIu64, need,
                      czk__budget_used(e), e->budget_total);
@@ -422,7 +422,7 @@ static bool budget_fit(czk_engine *e, uint64_t need, bool pinned)
     return false;
 }
 
-static czk__params *params_get(czk_engine *e, const char *id, const char *path, bool circom)
+czk__params *czk__budget_params_get(czk_engine *e, const char *id, const char *path, bool circom)
 {
     for (czk__params *pe = e->params; pe != NULL; pe = pe->next)
         if (strcmp(pe->id, id) == 0) return pe;
@@ -443,7 +443,7 @@ static uint64_t file_size(const char *path)
 }
 
 /* Bytes of one partition: a, b, c over the domain and the witness. */
-static uint64_t part_base_bytes(const czk__params *pe)
+uint64_t czk__budget_part_base_bytes(const czk__params *pe)
 {
     uint64_t m = (uint64_t)1 << pe->pk.log_m;
     uint64_t nv = (uint64_t)pe->pk.n_inputs + pe->pk.n_aux;
@@ -467,10 +467,10 @@ static uint64_t pack_area_bytes(const czk__params *pe)
     return words * 20 + 4 * 3 * 64 + (3 * m + na) * sizeof(czk_fr) / PACK_VALS_DIV;
 }
 
-/* Express partitions (ordinary memory, see part_express) are never packed: their buffers
- * and reservations have no pack area (synth_main's admission), and pack_partition skips
+/* Express partitions (ordinary memory, see czk__sched_express) are never packed: their buffers
+ * and reservations have no pack area (czk__synth_main's admission), and pack_partition skips
  * heap buffers. */
-static bool part_packs(const czk_engine *e, const czk__params *pe)
+bool czk__budget_part_packs(const czk_engine *e, const czk__params *pe)
 {
     if (!e->gpu_pack || !e->use_gpu) return false;
     /* A plan that holds two vectors at a time, or the witness late, saves the very staging
@@ -482,9 +482,10 @@ static bool part_packs(const czk_engine *e, const czk__params *pe)
 }
 
 /* Bytes a partition's buffer takes (and its budget reservation). */
-static uint64_t part_bytes(const czk_engine *e, const czk__params *pe)
+uint64_t czk__budget_part_bytes(const czk_engine *e, const czk__params *pe)
 {
-    return part_base_bytes(pe) + (part_packs(e, pe) ? pack_area_bytes(pe) : 0);
+    return czk__budget_part_base_bytes(pe) +
+           (czk__budget_part_packs(e, pe) ? pack_area_bytes(pe) : 0);
 }
 
 /* A 64-byte aligned slice of `bytes` from *cur. */
@@ -508,7 +509,8 @@ static void pack_partition(czk_engine *e, czk__part *p, czk_pool *pool)
     czk__params *pe = p->job->params;
     memset(p->packed, 0, sizeof p->packed);
     memset(p->has_packed, 0, sizeof p->has_packed);
-    if (!part_packs(e, pe) || p->heap_buf || p->buf.n < part_bytes(e, pe)) return;
+    if (!czk__budget_part_packs(e, pe) || p->heap_buf || p->buf.n < czk__budget_part_bytes(e, pe))
+        return;
     const size_t m = (size_t)1 << pe->pk.log_m;
     const size_t nv = (size_t)pe->pk.n_inputs + pe->pk.n_aux;
     uint8_t *cur = (uint8_t *)p->buf.p + (3 * m + nv) * sizeof(czk_fr);
@@ -561,20 +563,20 @@ static void pack_partition(czk_engine *e, czk__part *p, czk_pool *pool)
 /* ------------------------------------------------------------------------------------ */
 
 /* Stop the work a worker is doing on p, if one is (mu held). */
-static void part_cancel(czk__part *p)
+void czk__job_part_cancel(czk__part *p)
 {
     if (p->cancel != NULL) __atomic_store_n(p->cancel, 1, __ATOMIC_RELAXED);
 }
 
 /* A worker takes p: its cancel flag starts clear unless the engine is aborting (mu held). */
-static void part_hold(const czk_engine *e, czk__part *p, int *cancel)
+void czk__job_part_hold(const czk_engine *e, czk__part *p, int *cancel)
 {
-    __atomic_store_n(cancel, aborting(e) ? 1 : 0, __ATOMIC_RELAXED);
+    __atomic_store_n(cancel, czk__engine_aborting(e) ? 1 : 0, __ATOMIC_RELAXED);
     p->cancel = cancel;
 }
 
 /* Give a partition's buffer and reservation back (mu held). */
-static void part_release(czk_engine *e, czk__part *p)
+void czk__job_part_release(czk_engine *e, czk__part *p)
 {
     memset(p->has_packed, 0, sizeof p->has_packed); /* they point into the buffer */
     if (p->have_buf) {
@@ -589,7 +591,7 @@ static void part_release(czk_engine *e, czk__part *p)
     pthread_cond_broadcast(&e->cv_work);
 }
 
-static void part_free_heap(czk__part *p)
+void czk__job_part_free_heap(czk__part *p)
 {
     czk_free(p->pub);
     p->pub = NULL;
@@ -598,9 +600,9 @@ static void part_free_heap(czk__part *p)
 }
 
 /* Free what a terminal job no longer needs once no worker holds one of its partitions. */
-static void job_trim(czk_engine *e, czk__job *j)
+void czk__job_trim(czk_engine *e, czk__job *j)
 {
-    if (!is_terminal(j->state) || j->inflight != 0) return;
+    if (!czk__job_terminal(j->state) || j->inflight != 0) return;
     /* The parameters stay referenced until no worker can still be reading them. */
     if (j->params_ref) {
         j->params->refs--;
@@ -610,8 +612,8 @@ static void job_trim(czk_engine *e, czk__job *j)
     }
     if (j->parts == NULL) return;
     for (uint32_t i = 0; i < j->nparts; i++) {
-        part_release(e, &j->parts[i]);
-        part_free_heap(&j->parts[i]);
+        czk__job_part_release(e, &j->parts[i]);
+        czk__job_part_free_heap(&j->parts[i]);
     }
     czk_free(j->parts);
     j->parts = NULL;
@@ -626,10 +628,10 @@ static void job_trim(czk_engine *e, czk__job *j)
 
 /* Move a job to a terminal state: unqueue its partitions, release what it holds, journal
  * the outcome, tell waiters (mu held). */
-static void job_end(czk_engine *e, czk__job *j, czk_job_state state, czk_status st,
-                    const char *fmt, ...)
+void czk__job_end(czk_engine *e, czk__job *j, czk_job_state state, czk_status st,
+                  const char *fmt, ...)
 {
-    if (is_terminal(j->state)) return;
+    if (czk__job_terminal(j->state)) return;
     czk_job_state prev = j->state;
     j->state = state;
     j->error = state == CZK_JOB_FAILED ? st : CZK_OK;
@@ -639,21 +641,21 @@ static void job_end(czk_engine *e, czk__job *j, czk_job_state state, czk_status 
         vsnprintf(j->error_message, sizeof j->error_message, fmt, ap);
         va_end(ap);
     }
-    q_remove_job(e->synth_q, &e->n_synth_q, j);
-    q_remove_job(e->prove_q, &e->n_prove_q, j);
-    q_remove_job(e->fin_q, &e->n_fin_q, j);
+    czk__sched_remove_job(e->synth_q, &e->n_synth_q, j);
+    czk__sched_remove_job(e->prove_q, &e->n_prove_q, j);
+    czk__sched_remove_job(e->fin_q, &e->n_fin_q, j);
     if (j->parts != NULL)
         for (uint32_t i = 0; i < j->nparts; i++) {
             czk__part *p = &j->parts[i];
             /* Partitions a worker holds are released by that worker when it returns, which
              * it does within a chunk of its loops now. */
             if (p->state == CZK__PART_SYNTH || p->state == CZK__PART_PROVING) {
-                part_cancel(p);
+                czk__job_part_cancel(p);
                 continue;
             }
             if (p->state == CZK__PART_SYNTHESIZED) j->inflight--; /* was in the prove queue */
             if (p->state != CZK__PART_PROVED) p->state = CZK__PART_DROPPED;
-            part_release(e, p);
+            czk__job_part_release(e, p);
         }
     j->finished_unix_ms = czk_unix_ms();
     j->t_done = czk_clock_us();
@@ -677,19 +679,19 @@ static void job_end(czk_engine *e, czk__job *j, czk_job_state state, czk_status 
                           j->log_rid, jerr.msg);
     }
     if (state == CZK_JOB_DONE) {
-        emit(e, j, CZK_EV_DONE, -1, "", NULL);
+        czk__events_emit(e, j, CZK_EV_DONE, -1, "", NULL);
         CZK_LOG_INFO("job done", "job=%s request_id=\"%s\" circuit=%s total_ms=%" PRIu64, j->id,
                      j->log_rid, j->circuit_id, j->timings.total_ms);
     } else if (state == CZK_JOB_FAILED) {
-        emit(e, j, CZK_EV_FAILED, -1, "", "%s", j->error_message);
+        czk__events_emit(e, j, CZK_EV_FAILED, -1, "", "%s", j->error_message);
         CZK_LOG_WARN("job failed", "job=%s request_id=\"%s\" circuit=%s status=%s error=\"%s\"",
                      j->id, j->log_rid, j->circuit_id, czk_status_name(st), j->error_message);
     } else {
-        emit(e, j, CZK_EV_CANCELLED, -1, "", "%s", j->error_message);
+        czk__events_emit(e, j, CZK_EV_CANCELLED, -1, "", "%s", j->error_message);
         CZK_LOG_INFO("job cancelled", "job=%s request_id=\"%s\" circuit=%s reason=\"%s\"", j->id,
                      j->log_rid, j->circuit_id, j->error_message);
     }
-    job_trim(e, j);
+    czk__job_trim(e, j);
     pthread_cond_broadcast(&e->cv_state);
     pthread_cond_broadcast(&e->cv_work);
 }
@@ -763,11 +765,11 @@ static czk_status synthesize_fil(czk__part *p, size_t m, czk_pool *pool, czk_err
  * and a WinningPoSt submitted then took 22 s. As many buffers as the budget has room for,
  * at most one per synthesis worker and two per GPU. (mu not held)
  */
-static void pinned_prewarm(czk_engine *e, const czk__params *pe)
+void czk__budget_prewarm(czk_engine *e, const czk__params *pe)
 {
     if (!e->use_gpu || e->pinned.disabled) return;
-    uint64_t need = part_bytes(e, pe);
-    if (need <= EXPRESS_MAX_BYTES) return;
+    uint64_t need = czk__budget_part_bytes(e, pe);
+    if (need <= CZK__EXPRESS_MAX_BYTES) return;
     pthread_mutex_lock(&e->mu);
     uint64_t used = czk__budget_used(e);
     uint64_t room = used < e->budget_total ? e->budget_total - used : 0;
@@ -830,12 +832,7 @@ static czk_status synthesize(czk_engine *e, czk__part *p, czk_pool *pool, czk_er
 /* What czk__params_load needs for pe: test parameters, and with GPUs a plan on each
  * within its limit less what the other loaded sets keep there, leaving room for the
  * largest working memory of their proofs (mu held). */
-typedef struct params_gen_ctx {
-    czk__params_gen gen;
-    uint64_t budget[CZK__MAX_GPUS], other[CZK__MAX_GPUS];
-} params_gen_ctx;
-
-static void params_gen_fill(const czk_engine *e, const czk__params *pe, params_gen_ctx *c)
+void czk__budget_gen_fill(const czk_engine *e, const czk__params *pe, czk__budget_gen_ctx *c)
 {
     memset(c, 0, sizeof *c);
     c->gen.test = e->test_params;
@@ -857,7 +854,7 @@ static void params_gen_fill(const czk_engine *e, const czk__params *pe, params_g
     }
 }
 
-static void *synth_main(void *arg)
+void *czk__synth_main(void *arg)
 {
     czk_engine *e = arg;
     char name[32];
@@ -870,22 +867,22 @@ static void *synth_main(void *arg)
         snprintf(name, sizeof name, "synth%u", widx);
     czk_pool *spool = e->synth_pools[widx];
     if (!express) czk_thread_lower_priority(e->synth_nice);
-    int cancel = 0; /* part_hold / part_cancel */
+    int cancel = 0; /* czk__job_part_hold / czk__job_part_cancel */
     czk_pool_set_cancel(&cancel);
     for (;;) {
         if (e->stopping) break;
         size_t bi = e->draining ? SIZE_MAX
-                    : express     ? q_best_express(e->synth_q, e->n_synth_q)
-                                  : q_best(e->synth_q, e->n_synth_q);
+                    : express     ? czk__sched_best_express(e->synth_q, e->n_synth_q)
+                                  : czk__sched_best(e->synth_q, e->n_synth_q);
         if (bi == SIZE_MAX) {
-            timed_wait(&e->cv_work, &e->mu, 1000);
+            czk__sched_timed_wait(&e->cv_work, &e->mu, 1000);
             continue;
         }
         czk__part *p = e->synth_q[bi];
         czk__job *j = p->job;
         czk__params *pe = j->params;
         if (pe->state == CZK__PE_LOADING) {
-            timed_wait(&e->cv_work, &e->mu, 1000);
+            czk__sched_timed_wait(&e->cv_work, &e->mu, 1000);
             continue;
         }
         if (!j->params_ref) {
@@ -893,8 +890,8 @@ static void *synth_main(void *arg)
             j->params_ref = true;
         }
         /* With GPUs, one load at a time: each plans within what the others left. */
-        if (pe->state == CZK__PE_COLD && e->use_gpu && params_loading(e)) {
-            timed_wait(&e->cv_work, &e->mu, 1000);
+        if (pe->state == CZK__PE_COLD && e->use_gpu && czk__budget_params_loading(e)) {
+            czk__sched_timed_wait(&e->cv_work, &e->mu, 1000);
             continue;
         }
         if (pe->state == CZK__PE_COLD) {
@@ -908,17 +905,17 @@ static void *synth_main(void *arg)
                 if (cnt.n_constraints + cnt.n_inputs > n) n = cnt.n_constraints + cnt.n_inputs;
                 est = 5 * 32 * n;
             }
-            if (!budget_fit(e, est, false)) {
-                timed_wait(&e->cv_work, &e->mu, 1000);
+            if (!czk__budget_fit(e, est, false)) {
+                czk__sched_timed_wait(&e->cv_work, &e->mu, 1000);
                 continue;
             }
             pe->state = CZK__PE_LOADING;
             pe->bytes = est;
             e->params_bytes += est;
-            emit(e, j, CZK_EV_PARAMS_LOADING, -1, name, "%s", pe->path);
+            czk__events_emit(e, j, CZK_EV_PARAMS_LOADING, -1, name, "%s", pe->path);
             e->busy_workers++;
-            params_gen_ctx gen;
-            params_gen_fill(e, pe, &gen);
+            czk__budget_gen_ctx gen;
+            czk__budget_gen_fill(e, pe, &gen);
             pthread_mutex_unlock(&e->mu);
             czk_err err;
             czk_err_clear(&err);
@@ -936,7 +933,7 @@ static void *synth_main(void *arg)
                 pe->bytes = czk__params_size(pe);
                 e->params_bytes += pe->bytes;
                 pthread_mutex_unlock(&e->mu);
-                pinned_prewarm(e, pe);
+                czk__budget_prewarm(e, pe);
                 pthread_mutex_lock(&e->mu);
                 e->params_bytes -= pe->bytes;
             }
@@ -945,7 +942,7 @@ static void *synth_main(void *arg)
             if (st != CZK_OK) {
                 pe->state = CZK__PE_COLD;
                 pe->bytes = 0;
-                job_end(e, j, CZK_JOB_FAILED, st, "%s", err.msg);
+                czk__job_end(e, j, CZK_JOB_FAILED, st, "%s", err.msg);
             } else {
                 pe->bytes = czk__params_size(pe);
                 e->params_bytes += pe->bytes;
@@ -955,8 +952,9 @@ static void *synth_main(void *arg)
                 pe->last_used_ms = czk_unix_ms();
                 j->timings.srs_load_ms += dt / 1000u;
                 czk__hist_add(&e->hist[CZK__ST_PARAMS], (double)dt / 1e6);
-                emit(e, j, CZK_EV_PARAMS_LOADED, -1, name, "%s: %" PRIu64 " bytes in %" PRIu64
-                     " ms", pe->id, pe->bytes, dt / 1000u);
+                czk__events_emit(e, j, CZK_EV_PARAMS_LOADED, -1, name,
+                                 "%s: %" PRIu64 " bytes in %" PRIu64 " ms", pe->id, pe->bytes,
+                                 dt / 1000u);
                 CZK_LOG_INFO("parameters loaded", "circuit=%s bytes=%" PRIu64 " ms=%" PRIu64,
                              pe->id, pe->bytes, dt / 1000u);
             }
@@ -966,17 +964,17 @@ static void *synth_main(void *arg)
         /* Synthesis runs ahead of the provers by a bounded number of partitions: more
          * would only hold memory (and pinned buffers) that no prover can use yet. */
         if (e->n_prove_q >= e->max_prove_queue && !express) {
-            timed_wait(&e->cv_work, &e->mu, 1000);
+            czk__sched_timed_wait(&e->cv_work, &e->mu, 1000);
             continue;
         }
         /* An express partition is never packed (pack_partition): no pack area. */
-        const bool exp = part_express(p);
-        uint64_t need = exp ? part_base_bytes(pe) : part_bytes(e, pe);
-        if (!budget_fit(e, need, true)) {
-            timed_wait(&e->cv_work, &e->mu, 1000);
+        const bool exp = czk__sched_express(p);
+        uint64_t need = exp ? czk__budget_part_base_bytes(pe) : czk__budget_part_bytes(e, pe);
+        if (!czk__budget_fit(e, need, true)) {
+            czk__sched_timed_wait(&e->cv_work, &e->mu, 1000);
             continue;
         }
-        q_remove(e->synth_q, &e->n_synth_q, bi);
+        czk__sched_remove(e->synth_q, &e->n_synth_q, bi);
         p->state = CZK__PART_SYNTH;
         /* An idle buffer that fits is taken now, under the lock, so that a waiting
          * admission's shrink cannot free it between this admission and the checkout. A new
@@ -1000,9 +998,9 @@ static void *synth_main(void *arg)
             j->timings.queue_wait_ms = (j->t_first_synth - j->t_submit) / 1000u;
             czk__hist_add(&e->hist[CZK__ST_QUEUE], (double)(j->t_first_synth - j->t_submit) / 1e6);
         }
-        emit(e, j, CZK_EV_PARTITION_SYNTH_START, (int32_t)p->idx, name, NULL);
+        czk__events_emit(e, j, CZK_EV_PARTITION_SYNTH_START, (int32_t)p->idx, name, NULL);
         e->busy_workers++;
-        part_hold(e, p, &cancel);
+        czk__job_part_hold(e, p, &cancel);
         pthread_mutex_unlock(&e->mu);
 
         czk_err err;
@@ -1016,23 +1014,24 @@ static void *synth_main(void *arg)
         e->busy_workers--;
         j->inflight--;
         p->cancel = NULL;
-        if (is_terminal(j->state)) {
-            part_release(e, p);
+        if (czk__job_terminal(j->state)) {
+            czk__job_part_release(e, p);
             p->state = CZK__PART_DROPPED;
-            job_trim(e, j);
+            czk__job_trim(e, j);
             continue;
         }
-        if (aborting(e)) { /* cancelled by the drain: the partition waits for the restart */
-            part_release(e, p);
-            part_free_heap(p);
+        /* cancelled by the drain: the partition waits for the restart */
+        if (czk__engine_aborting(e)) {
+            czk__job_part_release(e, p);
+            czk__job_part_free_heap(p);
             p->state = CZK__PART_PENDING;
             pthread_cond_broadcast(&e->cv_state);
             continue;
         }
         if (st != CZK_OK) {
-            part_release(e, p);
+            czk__job_part_release(e, p);
             p->state = CZK__PART_DROPPED;
-            job_end(e, j, CZK_JOB_FAILED, st, "partition %u: %s", p->idx, err.msg);
+            czk__job_end(e, j, CZK_JOB_FAILED, st, "partition %u: %s", p->idx, err.msg);
             continue;
         }
         double ds = (double)(p->t_synth_end - p->t_synth_start) / 1e6;
@@ -1040,10 +1039,10 @@ static void *synth_main(void *arg)
         czk__hist_add(&e->hist[CZK__ST_SYNTH], ds);
         p->state = CZK__PART_SYNTHESIZED;
         j->nsynth++;
-        emit(e, j, CZK_EV_PARTITION_SYNTHESIZED, (int32_t)p->idx, name, NULL);
-        if (!q_push(&e->prove_q, &e->n_prove_q, &e->cap_prove_q, p)) {
-            part_release(e, p);
-            job_end(e, j, CZK_JOB_FAILED, CZK_ENOMEM, "partition %u: out of memory", p->idx);
+        czk__events_emit(e, j, CZK_EV_PARTITION_SYNTHESIZED, (int32_t)p->idx, name, NULL);
+        if (!czk__sched_push(&e->prove_q, &e->n_prove_q, &e->cap_prove_q, p)) {
+            czk__job_part_release(e, p);
+            czk__job_end(e, j, CZK_JOB_FAILED, CZK_ENOMEM, "partition %u: out of memory", p->idx);
             continue;
         }
         j->inflight++; /* the queue holds its buffer */
@@ -1075,7 +1074,7 @@ static void gpu_release_early(void *arg)
     gpu_release *r = arg;
     if (r->released) return;
     r->t = czk_clock_us();
-    gpu_unlock(r->lock);
+    czk__sched_gpu_unlock(r->lock);
     r->released = true;
 }
 
@@ -1094,7 +1093,7 @@ static czk_status gpu_prove(czk_engine *e, czk__prover *pv, czk__params *pe, czk
     if (pe->gpu_srs[g] == NULL && !czk__params_on_host(pe))
         return czk_err_set(err, CZK_EINTERNAL, "%s: the test parameters are not on gpu%d",
                            pe->id, pv->gpu);
-    gpu_lock(&e->gpu_mu[g], pv->express);
+    czk__sched_gpu_lock(&e->gpu_mu[g], pv->express);
     if (pe->gpu_srs[g] == NULL && !pe->gpu_srs_failed[g]) {
         czk_err serr;
         if (czk_gpu_srs_create(&pe->gpu_srs[g], pv->gpu, &pe->pk, &serr) != CZK_OK) {
@@ -1131,9 +1130,9 @@ static czk_status gpu_prove(czk_engine *e, czk__prover *pv, czk__params *pe, czk
     uint64_t t1 = czk_clock_us();
     if (!rel.released) {
         rel.t = t1;
-        gpu_unlock(&e->gpu_mu[g]);
+        czk__sched_gpu_unlock(&e->gpu_mu[g]);
     }
-    gpu_done(&e->gpu_mu[g]);
+    czk__sched_gpu_done(&e->gpu_mu[g]);
     bool retried = false;
     if (st == CZK_ERESOURCE) {
         /* Out of device memory, most likely beside a proof this GPU's lock was handed on
@@ -1148,15 +1147,15 @@ static czk_status gpu_prove(czk_engine *e, czk__prover *pv, czk__params *pe, czk
         memset(&stats, 0, sizeof stats);
         opts.on_compute = NULL;
         opts.on_compute_arg = NULL;
-        gpu_lock_ex(&e->gpu_mu[g], pv->express, true);
+        czk__sched_gpu_lock_ex(&e->gpu_mu[g], pv->express, true);
         t0 = czk_clock_us();
         st = czk_gpu_prove_ex(&p->proof, pv->gpu, &pe->pk, pe->gpu_srs[g], asg, NULL, NULL,
                               e->pool, &opts, NULL, &stats, err);
         t1 = czk_clock_us();
         rel.t = t1;
         rel.released = false;
-        gpu_unlock(&e->gpu_mu[g]);
-        gpu_done(&e->gpu_mu[g]);
+        czk__sched_gpu_unlock(&e->gpu_mu[g]);
+        czk__sched_gpu_done(&e->gpu_mu[g]);
         retried = true;
     }
     /* The lock-held time feeds the busy metric (at most the wall time even when proofs
@@ -1183,17 +1182,12 @@ static czk_status gpu_prove(czk_engine *e, czk__prover *pv, czk__params *pe, czk
     return st;
 }
 
-typedef struct prover_arg {
-    czk_engine *e;
-    size_t idx;
-} prover_arg;
-
-static void *prove_main(void *arg)
+void *czk__prove_main(void *arg)
 {
-    czk_engine *e = ((prover_arg *)arg)->e;
-    czk__prover *pv = &e->provers[((prover_arg *)arg)->idx];
+    czk_engine *e = ((czk__prover_arg *)arg)->e;
+    czk__prover *pv = &e->provers[((czk__prover_arg *)arg)->idx];
     czk_free(arg);
-    int cancel = 0; /* part_hold / part_cancel */
+    int cancel = 0; /* czk__job_part_hold / czk__job_part_cancel */
     czk_pool_set_cancel(&cancel);
     /* The CPU back end proves on every core: below the threads that answer the API (a
      * status call must not wait behind a 12 s proof), as synthesis is. A GPU prover's
@@ -1202,25 +1196,25 @@ static void *prove_main(void *arg)
     pthread_mutex_lock(&e->mu);
     for (;;) {
         if (e->stopping) break;
-        size_t bi = e->pause_provers || aborting(e) ? SIZE_MAX
-                    : pv->express ? q_best_express(e->prove_q, e->n_prove_q)
-                                  : q_best(e->prove_q, e->n_prove_q);
+        size_t bi = e->pause_provers || czk__engine_aborting(e) ? SIZE_MAX
+                    : pv->express ? czk__sched_best_express(e->prove_q, e->n_prove_q)
+                                  : czk__sched_best(e->prove_q, e->n_prove_q);
         if (bi == SIZE_MAX) {
-            timed_wait(&e->cv_prove, &e->mu, 1000);
+            czk__sched_timed_wait(&e->cv_prove, &e->mu, 1000);
             continue;
         }
         czk__part *p = e->prove_q[bi];
         czk__job *j = p->job;
-        q_remove(e->prove_q, &e->n_prove_q, bi);
+        czk__sched_remove(e->prove_q, &e->n_prove_q, bi);
         pthread_cond_broadcast(&e->cv_work); /* room in the lookahead */
         p->state = CZK__PART_PROVING;
         snprintf(p->worker, sizeof p->worker, "%s", pv->name);
         if (j->assigned[0] == '\0') snprintf(j->assigned, sizeof j->assigned, "%s", pv->name);
         snprintf(pv->current_job, sizeof pv->current_job, "%s", j->id);
         snprintf(pv->current_kind, sizeof pv->current_kind, "%s", czk_job_kind_name(j->kind));
-        emit(e, j, CZK_EV_GPU_START, (int32_t)p->idx, pv->name, NULL);
+        czk__events_emit(e, j, CZK_EV_GPU_START, (int32_t)p->idx, pv->name, NULL);
         e->busy_workers++;
-        part_hold(e, p, &cancel);
+        czk__job_part_hold(e, p, &cancel);
         czk__params *pe = j->params;
         pthread_mutex_unlock(&e->mu);
 
@@ -1244,7 +1238,8 @@ static void *prove_main(void *arg)
         czk_status st;
         if (pv->gpu >= 0) {
             st = gpu_prove(e, pv, pe, p, &asg, &err);
-            if (st != CZK_OK && st != CZK_EINVAL && czk__params_on_host(pe) && !aborting(e)) {
+            if (st != CZK_OK && st != CZK_EINVAL && czk__params_on_host(pe) &&
+                !czk__engine_aborting(e)) {
                 /* A GPU that fails (out of device memory, a CUDA error) must not fail the
                  * job: the CPU prover makes the same proof, slower. */
                 CZK_LOG_WARN("GPU prover failed, proving on the CPU",
@@ -1270,15 +1265,16 @@ static void *prove_main(void *arg)
         pv->current_kind[0] = '\0';
         /* The prover is done with a/b/c and the witness: back to the pool now, before
          * verification, so the next synthesis can use them. */
-        part_release(e, p);
+        czk__job_part_release(e, p);
         j->inflight--;
-        if (is_terminal(j->state)) {
+        if (czk__job_terminal(j->state)) {
             p->state = CZK__PART_DROPPED;
-            job_trim(e, j);
+            czk__job_trim(e, j);
             continue;
         }
-        if (aborting(e)) { /* cancelled by the drain: the partition waits for the restart */
-            part_free_heap(p);
+        /* cancelled by the drain: the partition waits for the restart */
+        if (czk__engine_aborting(e)) {
+            czk__job_part_free_heap(p);
             p->state = CZK__PART_PENDING;
             j->nsynth--;
             pthread_cond_broadcast(&e->cv_state);
@@ -1290,10 +1286,10 @@ static void *prove_main(void *arg)
         snprintf(p->prove_msg, sizeof p->prove_msg, "%s", st == CZK_OK ? "" : err.msg);
         p->state = CZK__PART_PROVED;
         j->nproved++;
-        emit(e, j, CZK_EV_GPU_END, (int32_t)p->idx, pv->name, p->prove_note[0] ? "%s" : NULL,
-             p->prove_note);
-        if (!q_push(&e->fin_q, &e->n_fin_q, &e->cap_fin_q, p)) {
-            job_end(e, j, CZK_JOB_FAILED, CZK_ENOMEM, "partition %u: out of memory", p->idx);
+        czk__events_emit(e, j, CZK_EV_GPU_END, (int32_t)p->idx, pv->name,
+                         p->prove_note[0] ? "%s" : NULL, p->prove_note);
+        if (!czk__sched_push(&e->fin_q, &e->n_fin_q, &e->cap_fin_q, p)) {
+            czk__job_end(e, j, CZK_JOB_FAILED, CZK_ENOMEM, "partition %u: out of memory", p->idx);
             continue;
         }
         pthread_cond_signal(&e->cv_fin);
@@ -1305,13 +1301,13 @@ static void *prove_main(void *arg)
 
 /* Drop terminal jobs whose retention has passed, from memory and the journal, and free
  * forgotten ones no worker or event delivery still needs (mu held). */
-static void gc_jobs(czk_engine *e)
+void czk__job_gc(czk_engine *e)
 {
     uint64_t now = czk_unix_ms();
     czk__job **pp = &e->jobs;
     while (*pp != NULL) {
         czk__job *j = *pp;
-        bool expired = is_terminal(j->state) && j->inflight == 0 &&
+        bool expired = czk__job_terminal(j->state) && j->inflight == 0 &&
                        now - j->finished_unix_ms > e->retention_s * 1000u;
         bool gone = j->forgotten && j->inflight == 0 && j->terminal_delivered;
         if (expired || gone) {
@@ -1322,7 +1318,7 @@ static void gc_jobs(czk_engine *e)
                 e->by_kind_state[czk__kind_index(j->kind)][j->state]--;
                 if (!e->crashed) czk__journal_delete(e->journal, j->id, NULL);
             }
-            job_trim(e, j);
+            czk__job_trim(e, j);
             czk_free(j->proof);
             czk_free(j->events.ev);
             czk_free(j);
@@ -1333,22 +1329,22 @@ static void gc_jobs(czk_engine *e)
 }
 
 /* Every partition verified: assemble the job's proof and end it DONE (mu held). */
-static void job_complete(czk_engine *e, czk__job *j)
+void czk__finalize_complete(czk_engine *e, czk__job *j)
 {
     uint8_t *proof = czk_malloc((size_t)j->nparts * CZK_GROTH16_PROOF_SIZE);
     if (proof == NULL) {
-        job_end(e, j, CZK_JOB_FAILED, CZK_ENOMEM, "out of memory assembling the proof");
+        czk__job_end(e, j, CZK_JOB_FAILED, CZK_ENOMEM, "out of memory assembling the proof");
         return;
     }
     for (uint32_t i = 0; i < j->nparts; i++)
         czk_groth16_proof_write(proof + (size_t)i * CZK_GROTH16_PROOF_SIZE, &j->parts[i].proof);
     j->proof = proof;
     j->proof_len = (size_t)j->nparts * CZK_GROTH16_PROOF_SIZE;
-    emit(e, j, CZK_EV_VERIFIED, -1, "finalizer", NULL);
-    job_end(e, j, CZK_JOB_DONE, CZK_OK, NULL);
+    czk__events_emit(e, j, CZK_EV_VERIFIED, -1, "finalizer", NULL);
+    czk__job_end(e, j, CZK_JOB_DONE, CZK_OK, NULL);
 }
 
-static void *finalize_main(void *arg)
+void *czk__finalize_main(void *arg)
 {
     czk_engine *e = arg;
     uint64_t last_gc = 0;
@@ -1356,15 +1352,15 @@ static void *finalize_main(void *arg)
     for (;;) {
         if (e->stopping) break;
         if (czk_clock_us() - last_gc > 1000000u) {
-            gc_jobs(e);
+            czk__job_gc(e);
             last_gc = czk_clock_us();
         }
         if (e->n_fin_q == 0) {
-            timed_wait(&e->cv_fin, &e->mu, 1000);
+            czk__sched_timed_wait(&e->cv_fin, &e->mu, 1000);
             continue;
         }
         czk__part *p = e->fin_q[0];
-        q_remove(e->fin_q, &e->n_fin_q, 0);
+        czk__sched_remove(e->fin_q, &e->n_fin_q, 0);
         czk__job *j = p->job;
         czk__params *pe = j->params;
         bool corrupt = false;
@@ -1400,9 +1396,9 @@ static void *finalize_main(void *arg)
         j->inflight--;
         j->timings.finalize_ms += dt / 1000u;
         czk__hist_add(&e->hist[CZK__ST_FINALIZE], (double)dt / 1e6);
-        if (is_terminal(j->state)) {
+        if (czk__job_terminal(j->state)) {
             p->state = CZK__PART_DROPPED;
-            job_trim(e, j);
+            czk__job_trim(e, j);
             continue;
         }
         if (st != CZK_OK) {
@@ -1417,21 +1413,21 @@ static void *finalize_main(void *arg)
                 j->nproved--;
                 j->nsynth--;
                 p->state = CZK__PART_PENDING;
-                part_free_heap(p);
-                if (q_push(&e->synth_q, &e->n_synth_q, &e->cap_synth_q, p)) {
+                czk__job_part_free_heap(p);
+                if (czk__sched_push(&e->synth_q, &e->n_synth_q, &e->cap_synth_q, p)) {
                     pthread_cond_broadcast(&e->cv_work);
                     continue;
                 }
             }
-            job_end(e, j, CZK_JOB_FAILED, verify_failed ? CZK_EVERIFY : st,
-                    "partition %u: %s%s", p->idx,
-                    verify_failed ? "proof failed self-verification twice: " : "",
-                    err.msg[0] ? err.msg : czk_strerror(st));
+            czk__job_end(e, j, CZK_JOB_FAILED, verify_failed ? CZK_EVERIFY : st,
+                         "partition %u: %s%s", p->idx,
+                         verify_failed ? "proof failed self-verification twice: " : "",
+                         err.msg[0] ? err.msg : czk_strerror(st));
             continue;
         }
         p->state = CZK__PART_DONE;
         j->nverified++;
-        if (j->nverified == j->nparts) job_complete(e, j);
+        if (j->nverified == j->nparts) czk__finalize_complete(e, j);
     }
     pthread_cond_broadcast(&e->cv_state);
     pthread_mutex_unlock(&e->mu);
@@ -1443,7 +1439,7 @@ static void *finalize_main(void *arg)
 /* ------------------------------------------------------------------------------------ */
 
 /* Circuit names become file names: letters, digits, '.', '_', '-', no leading dot. */
-static bool circuit_name_ok(const char *s)
+bool czk__job_circuit_name_ok(const char *s)
 {
     size_t n = strlen(s);
     if (n == 0 || n > 48 || s[0] == '.') return false;
@@ -1456,12 +1452,12 @@ static bool circuit_name_ok(const char *s)
     return true;
 }
 
-static void job_free(czk__job *j)
+void czk__job_free(czk__job *j)
 {
     if (j == NULL) return;
     czk_fil_job_destroy(j->fil);
     if (j->parts != NULL)
-        for (uint32_t i = 0; i < j->nparts; i++) part_free_heap(&j->parts[i]);
+        for (uint32_t i = 0; i < j->nparts; i++) czk__job_part_free_heap(&j->parts[i]);
     czk_free(j->parts);
     czk_free(j->payload);
     czk_free(j->proof);
@@ -1553,8 +1549,8 @@ static void fil_input(czk_fil_job_input *in, const czk_job_request *req)
  * parameter file is looked for first, from the kind, registered proof and circuit name
  * alone: a 50 MB C1 is not parsed (seconds) to learn that it cannot be proved here.
  */
-static czk_status job_build(czk_engine *e, const czk_job_request *req, czk__job **out,
-                            char *params_path, size_t params_path_cap, czk_err *err)
+czk_status czk__job_build(czk_engine *e, const czk_job_request *req, czk__job **out,
+                          char *params_path, size_t params_path_cap, czk_err *err)
 {
     *out = NULL;
     if (czk__kind_index(req->kind) < 0)
@@ -1571,7 +1567,7 @@ static czk_status job_build(czk_engine *e, const czk_job_request *req, czk__job 
     czk_fil_job_input in;
     fil_input(&in, req);
     if (req->kind == CZK_JOB_CIRCOM) {
-        if (req->circuit == NULL || !circuit_name_ok(req->circuit))
+        if (req->circuit == NULL || !czk__job_circuit_name_ok(req->circuit))
             return czk_err_set(err, CZK_EINVAL,
                                "circuit: \"%s\" is not a circuit name (1-48 of [A-Za-z0-9._-], no "
                                "leading dot)",
@@ -1594,10 +1590,10 @@ static czk_status job_build(czk_engine *e, const czk_job_request *req, czk__job 
     if (j == NULL) return czk_err_set(err, CZK_ENOMEM, "out of memory");
     j->kind = req->kind;
     j->prio = resolve_priority(req->kind, req->priority);
-    job_set_request_id(j, req->request_id);
+    czk__job_set_request_id(j, req->request_id);
     j->payload = czk__request_serialize(req, &j->payload_len);
     if (j->payload == NULL) {
-        job_free(j);
+        czk__job_free(j);
         return czk_err_set(err, CZK_ENOMEM, "out of memory");
     }
     SHA256(j->payload, j->payload_len, j->payload_hash);
@@ -1644,11 +1640,11 @@ static czk_status job_build(czk_engine *e, const czk_job_request *req, czk__job 
     *out = j;
     return CZK_OK;
 fail:
-    job_free(j);
+    czk__job_free(j);
     return st;
 }
 
-static void make_job_id(char out[CZK_JOB_ID_MAX])
+void czk__job_make_id(char out[CZK_JOB_ID_MAX])
 {
     uint8_t r[16];
     if (RAND_bytes(r, sizeof r) != 1) {
@@ -1669,15 +1665,14 @@ static void make_job_id(char out[CZK_JOB_ID_MAX])
 }
 
 /* Put a built job in the table and its partitions in the queue (mu held). */
-static czk_status job_enqueue(czk_engine *e, czk__job *j, const char *params_path,
-                              czk_err *err)
+czk_status czk__job_enqueue(czk_engine *e, czk__job *j, const char *params_path, czk_err *err)
 {
-    j->params = params_get(e, j->circuit_id, params_path, j->kind == CZK_JOB_CIRCOM);
+    j->params = czk__budget_params_get(e, j->circuit_id, params_path, j->kind == CZK_JOB_CIRCOM);
     if (j->params == NULL) return czk_err_set(err, CZK_ENOMEM, "out of memory");
     for (uint32_t i = 0; i < j->nparts; i++) {
         if (j->parts[i].state != CZK__PART_PENDING) continue; /* kept by a drain */
-        if (!q_push(&e->synth_q, &e->n_synth_q, &e->cap_synth_q, &j->parts[i])) {
-            q_remove_job(e->synth_q, &e->n_synth_q, j);
+        if (!czk__sched_push(&e->synth_q, &e->n_synth_q, &e->cap_synth_q, &j->parts[i])) {
+            czk__sched_remove_job(e->synth_q, &e->n_synth_q, j);
             return czk_err_set(err, CZK_ENOMEM, "out of memory");
         }
     }
@@ -1690,7 +1685,7 @@ static czk_status job_enqueue(czk_engine *e, czk__job *j, const char *params_pat
         j->payload_counted = true;
     }
     e->by_kind_state[czk__kind_index(j->kind)][CZK_JOB_QUEUED]++;
-    emit(e, j, CZK_EV_QUEUED, -1, "", NULL);
+    czk__events_emit(e, j, CZK_EV_QUEUED, -1, "", NULL);
     pthread_cond_broadcast(&e->cv_work);
     return CZK_OK;
 }
@@ -1699,11 +1694,8 @@ static czk_status job_enqueue(czk_engine *e, czk__job *j, const char *params_pat
 /* Snapshots                                                                            */
 /* ------------------------------------------------------------------------------------ */
 
-static void snapshot(const czk_engine *e, const czk__job *j, bool with_proof, bool position,
-                     czk_job_info *out);
-
 /* 1-based position among queued jobs: those of higher priority, then older ones, first. */
-static uint32_t job_queue_pos(const czk_engine *e, const czk__job *j)
+uint32_t czk__job_queue_pos(const czk_engine *e, const czk__job *j)
 {
     uint32_t pos = 1;
     for (const czk__job *o = e->jobs; o != NULL; o = o->next)
@@ -1715,11 +1707,11 @@ static uint32_t job_queue_pos(const czk_engine *e, const czk__job *j)
 
 void czk__job_snapshot(const czk_engine *e, const czk__job *j, bool with_proof, czk_job_info *out)
 {
-    snapshot(e, j, with_proof, true, out);
+    czk__job_snapshot_ex(e, j, with_proof, true, out);
 }
 
-static void snapshot(const czk_engine *e, const czk__job *j, bool with_proof, bool position,
-                     czk_job_info *out)
+void czk__job_snapshot_ex(const czk_engine *e, const czk__job *j, bool with_proof, bool position,
+                          czk_job_info *out)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->job_id, sizeof out->job_id, "%s", j->id);
@@ -1731,12 +1723,13 @@ static void snapshot(const czk_engine *e, const czk__job *j, bool with_proof, bo
     out->partitions = j->nparts;
     out->partitions_synthesized = j->nsynth;
     out->partitions_proved = j->nproved;
-    if (j->state == CZK_JOB_QUEUED && position) out->queue_position = job_queue_pos(e, j);
+    if (j->state == CZK_JOB_QUEUED && position) out->queue_position = czk__job_queue_pos(e, j);
     snprintf(out->assigned_gpu, sizeof out->assigned_gpu, "%s", j->assigned);
     out->submitted_unix_ms = j->submitted_unix_ms;
     out->finished_unix_ms = j->finished_unix_ms;
     out->timings = j->timings;
-    if (!is_terminal(j->state)) out->timings.total_ms = (czk_clock_us() - j->t_submit) / 1000u;
+    if (!czk__job_terminal(j->state))
+        out->timings.total_ms = (czk_clock_us() - j->t_submit) / 1000u;
     out->error = j->error;
     snprintf(out->error_message, sizeof out->error_message, "%s", j->error_message);
     if (with_proof && j->proof != NULL) {
@@ -1810,7 +1803,7 @@ static czk_status recover(czk_engine *e, czk_err *err)
             czk__job *j = czk_calloc(1, sizeof *j);
             if (j == NULL) break;
             snprintf(j->id, sizeof j->id, "%s", r->job_id);
-            job_set_request_id(j, r->request_id);
+            czk__job_set_request_id(j, r->request_id);
             j->seq = r->seq;
             j->kind = (czk_job_kind)r->kind;
             j->prio = (czk_job_priority)r->priority;
@@ -1861,7 +1854,7 @@ static czk_status recover(czk_engine *e, czk_err *err)
                                    : czk_err_set(&jerr, CZK_EFORMAT, "no payload");
         if (js == CZK_OK) {
             req.request_id = r->request_id;
-            js = job_build(e, &req, &j, path, sizeof path, &jerr);
+            js = czk__job_build(e, &req, &j, path, sizeof path, &jerr);
         }
         czk_free(vp);
         czk_free(vl);
@@ -1883,9 +1876,9 @@ static czk_status recover(czk_engine *e, czk_err *err)
                 j->nverified++;
                 e->parts_restored++;
             }
-            js = job_enqueue(e, j, path, &jerr);
-            if (js != CZK_OK) job_free(j);
-            else if (j->nverified == j->nparts) job_complete(e, j);
+            js = czk__job_enqueue(e, j, path, &jerr);
+            if (js != CZK_OK) czk__job_free(j);
+            else if (j->nverified == j->nparts) czk__finalize_complete(e, j);
         }
         if (js == CZK_OK) {
             requeued++;
@@ -1895,7 +1888,7 @@ static czk_status recover(czk_engine *e, czk_err *err)
         czk__job *f = czk_calloc(1, sizeof *f);
         if (f == NULL) break;
         snprintf(f->id, sizeof f->id, "%s", r->job_id);
-        job_set_request_id(f, r->request_id);
+        czk__job_set_request_id(f, r->request_id);
         f->seq = r->seq;
         f->kind = (czk_job_kind)r->kind;
         f->prio = (czk_job_priority)r->priority;
@@ -2181,7 +2174,7 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in, 
         st = czk_err_set(err, CZK_ENOMEM, "out of memory");
         goto fail;
     }
-    for (size_t g = 0; g < ng; g++) gpu_lock_init(&e->gpu_mu[g]);
+    for (size_t g = 0; g < ng; g++) czk__sched_gpu_lock_init(&e->gpu_mu[g]);
     for (unsigned i = 0; i < e->n_prove_workers; i++) {
         czk__prover *pv = &e->provers[i];
         unsigned ordinary = e->n_prove_workers - e->n_express_prove_workers;
@@ -2194,24 +2187,24 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in, 
         else
             snprintf(pv->name, sizeof pv->name, "cpu");
     }
-    if (pthread_create(&e->ev_thread, NULL, event_main, e) != 0) {
+    if (pthread_create(&e->ev_thread, NULL, czk__events_main, e) != 0) {
         st = czk_err_set(err, CZK_ERESOURCE, "cannot start the event thread");
         goto fail;
     }
     for (unsigned i = 0; i <= e->n_synth_workers && st == CZK_OK; i++)
-        st = start_thread(e, synth_main, e, err);
+        st = start_thread(e, czk__synth_main, e, err);
     for (unsigned i = 0; i < e->n_prove_workers && st == CZK_OK; i++) {
-        prover_arg *pa = czk_malloc(sizeof *pa);
+        czk__prover_arg *pa = czk_malloc(sizeof *pa);
         if (pa == NULL) {
             st = czk_err_set(err, CZK_ENOMEM, "out of memory");
             break;
         }
         pa->e = e;
         pa->idx = i;
-        st = start_thread(e, prove_main, pa, err);
+        st = start_thread(e, czk__prove_main, pa, err);
         if (st != CZK_OK) czk_free(pa);
     }
-    if (st == CZK_OK) st = start_thread(e, finalize_main, e, err);
+    if (st == CZK_OK) st = start_thread(e, czk__finalize_main, e, err);
     if (st != CZK_OK) {
         e->closed = false;
         czk_engine_destroy(e);
@@ -2230,7 +2223,7 @@ fail:
     czk__pinned_destroy(&e->pinned);
     for (czk__job *j = e->jobs, *nx; j != NULL; j = nx) {
         nx = j->next;
-        job_free(j);
+        czk__job_free(j);
     }
     for (czk__params *pe = e->params, *nx; pe != NULL; pe = nx) {
         nx = pe->next;
@@ -2254,7 +2247,7 @@ static void keep_partitions(czk_engine *e)
 {
     size_t kept = 0;
     for (czk__job *j = e->jobs; j != NULL; j = j->next) {
-        if (is_terminal(j->state) || j->forgotten || j->parts == NULL || j->nverified == 0)
+        if (czk__job_terminal(j->state) || j->forgotten || j->parts == NULL || j->nverified == 0)
             continue;
         uint32_t *idx = czk_malloc(j->nverified * sizeof *idx);
         uint8_t *proofs = czk_malloc((size_t)j->nverified * CZK_GROTH16_PROOF_SIZE);
@@ -2283,13 +2276,14 @@ void czk_engine_abort(czk_engine *e)
 {
     pthread_mutex_lock(&e->mu);
     e->draining = true;
-    if (!aborting(e))
+    if (!czk__engine_aborting(e))
         CZK_LOG_WARN("cancelling the work in progress; it stays journaled and runs after the "
                      "next start",
                      "busy_workers=%u", e->busy_workers);
     __atomic_store_n(&e->abort, 1, __ATOMIC_RELAXED);
     for (czk__job *j = e->jobs; j != NULL; j = j->next)
-        for (uint32_t i = 0; j->parts != NULL && i < j->nparts; i++) part_cancel(&j->parts[i]);
+        for (uint32_t i = 0; j->parts != NULL && i < j->nparts; i++)
+            czk__job_part_cancel(&j->parts[i]);
     pthread_cond_broadcast(&e->cv_state);
     pthread_cond_broadcast(&e->cv_work);
     pthread_cond_broadcast(&e->cv_prove);
@@ -2314,20 +2308,20 @@ void czk_engine_drain(czk_engine *e, uint64_t grace_ms)
     bool busy = false;
     for (;;) {
         busy = e->busy_workers > 0 || e->n_prove_q > 0 || e->n_fin_q > 0;
-        if (!busy || aborting(e) || czk_clock_us() >= deadline) break;
+        if (!busy || czk__engine_aborting(e) || czk_clock_us() >= deadline) break;
         uint64_t left = (deadline - czk_clock_us()) / 1000u;
-        timed_wait(&e->cv_state, &e->mu, left < 100 ? (unsigned)left + 1 : 100);
+        czk__sched_timed_wait(&e->cv_state, &e->mu, left < 100 ? (unsigned)left + 1 : 100);
     }
     if (busy) {
         /* The grace is over: cancel what still runs, on either back end. */
         pthread_mutex_unlock(&e->mu);
-        if (grace_ms > 0 && !aborting(e))
+        if (grace_ms > 0 && !czk__engine_aborting(e))
             CZK_LOG_WARN("drain: the grace is over", "grace_ms=%" PRIu64, grace_ms);
         czk_engine_abort(e);
         pthread_mutex_lock(&e->mu);
         uint64_t settle = czk_clock_us() + ABORT_SETTLE_MS * 1000u;
         while ((e->busy_workers > 0 || e->n_fin_q > 0) && czk_clock_us() < settle)
-            timed_wait(&e->cv_state, &e->mu, 20);
+            czk__sched_timed_wait(&e->cv_state, &e->mu, 20);
     }
     if (!e->crashed && e->journal != NULL) keep_partitions(e);
     pthread_mutex_unlock(&e->mu);
@@ -2350,8 +2344,8 @@ void czk_engine_destroy(czk_engine *e)
     for (czk__job *j = e->jobs, *nx; j != NULL; j = nx) {
         nx = j->next;
         if (j->parts != NULL)
-            for (uint32_t i = 0; i < j->nparts; i++) part_release(e, &j->parts[i]);
-        job_free(j);
+            for (uint32_t i = 0; i < j->nparts; i++) czk__job_part_release(e, &j->parts[i]);
+        czk__job_free(j);
     }
     for (czk__params *pe = e->params, *nx; pe != NULL; pe = nx) {
         nx = pe->next;
@@ -2370,7 +2364,7 @@ void czk_engine_destroy(czk_engine *e)
     czk__journal_close(e->journal);
     czk_pool_destroy(e->pool);
     synth_pools_free(e);
-    for (size_t g = 0; g < e->ngpus; g++) gpu_lock_destroy(&e->gpu_mu[g]);
+    for (size_t g = 0; g < e->ngpus; g++) czk__sched_gpu_lock_destroy(&e->gpu_mu[g]);
     czk_free(e->gpu_mu);
     czk_free(e->gpu_ordinals);
     czk_free(e->provers);
@@ -2459,7 +2453,7 @@ czk_status czk_engine_submit(czk_engine *e, const czk_job_request *req, czk_job_
     czk_status st = CZK_OK;
     /* A retry with the very same bytes is answered before the (possibly expensive: a 50 MB
      * C1 JSON) validation runs. Anything else is decided under submit_mu below, on the
-     * request's meaning, which job_build works out. */
+     * request's meaning, which czk__job_build works out. */
     if (req->request_id != NULL && req->request_id[0] != '\0' &&
         strlen(req->request_id) < CZK_REQUEST_ID_MAX) {
         pthread_mutex_lock(&e->mu);
@@ -2480,7 +2474,7 @@ czk_status czk_engine_submit(czk_engine *e, const czk_job_request *req, czk_job_
     }
     czk__job *j = NULL;
     char path[4200];
-    st = job_build(e, req, &j, path, sizeof path, err);
+    st = czk__job_build(e, req, &j, path, sizeof path, err);
     if (st != CZK_OK) return st;
 
     pthread_mutex_lock(&e->submit_mu);
@@ -2488,7 +2482,7 @@ czk_status czk_engine_submit(czk_engine *e, const czk_job_request *req, czk_job_
     if (j->request_id[0] != '\0' && dedup_locked(e, j, out, &st, err)) {
         pthread_mutex_unlock(&e->mu);
         pthread_mutex_unlock(&e->submit_mu);
-        job_free(j);
+        czk__job_free(j);
         return st;
     }
     size_t queued = 0;
@@ -2497,7 +2491,7 @@ czk_status czk_engine_submit(czk_engine *e, const czk_job_request *req, czk_job_
         bool dr = e->draining;
         pthread_mutex_unlock(&e->mu);
         pthread_mutex_unlock(&e->submit_mu);
-        job_free(j);
+        czk__job_free(j);
         return dr ? czk_err_set(err, CZK_EBUSY, "the engine is draining")
                   : czk_err_set(err, CZK_ERESOURCE, "%zu jobs queued (max_queued_jobs)", queued);
     }
@@ -2507,12 +2501,12 @@ czk_status czk_engine_submit(czk_engine *e, const czk_job_request *req, czk_job_
         pthread_mutex_unlock(&e->mu);
         pthread_mutex_unlock(&e->submit_mu);
         size_t need = j->payload_len;
-        job_free(j);
+        czk__job_free(j);
         return czk_err_set(err, CZK_ERESOURCE,
                            "unfinished jobs hold %" PRIu64 " bytes of payload and this one adds %zu "
                            "(max_queued_bytes %" PRIu64 ")", held, need, e->max_queued_bytes);
     }
-    make_job_id(j->id);
+    czk__job_make_id(j->id);
     j->seq = e->next_seq++;
     j->submitted_unix_ms = czk_unix_ms();
     j->t_submit = czk_clock_us();
@@ -2522,14 +2516,14 @@ czk_status czk_engine_submit(czk_engine *e, const czk_job_request *req, czk_job_
     st = czk__journal_insert(e->journal, j, err);
     if (st == CZK_OK) {
         pthread_mutex_lock(&e->mu);
-        st = job_enqueue(e, j, path, err);
+        st = czk__job_enqueue(e, j, path, err);
         if (st == CZK_OK && out != NULL) czk__job_snapshot(e, j, false, out);
         pthread_mutex_unlock(&e->mu);
         if (st != CZK_OK) czk__journal_delete(e->journal, j->id, NULL);
     }
     pthread_mutex_unlock(&e->submit_mu);
     if (st != CZK_OK) {
-        job_free(j);
+        czk__job_free(j);
         return st;
     }
     /* At the default level: the line that ties the client's request_id to czk's job id. */
@@ -2552,7 +2546,7 @@ czk_status czk_engine_get(czk_engine *e, const char *job_id_in, bool with_proof,
     snprintf(job_id, sizeof job_id, "%s", job_id_in);
     memset(out, 0, sizeof *out);
     pthread_mutex_lock(&e->mu);
-    czk__job *j = find_job(e, job_id);
+    czk__job *j = czk__job_find(e, job_id);
     if (j != NULL) czk__job_snapshot(e, j, with_proof, out);
     pthread_mutex_unlock(&e->mu);
     if (j == NULL) return czk_err_set(err, CZK_ENOENT, "job_id: no job %s", job_id);
@@ -2570,12 +2564,12 @@ czk_status czk_engine_await(czk_engine *e, const char *job_id_in, uint64_t timeo
     pthread_mutex_lock(&e->mu);
     czk_status st = CZK_OK;
     for (;;) {
-        czk__job *j = find_job(e, job_id);
+        czk__job *j = czk__job_find(e, job_id);
         if (j == NULL) {
             st = czk_err_set(err, CZK_ENOENT, "job_id: no job %s", job_id);
             break;
         }
-        if (is_terminal(j->state)) {
+        if (czk__job_terminal(j->state)) {
             czk__job_snapshot(e, j, true, out);
             break;
         }
@@ -2590,7 +2584,7 @@ czk_status czk_engine_await(czk_engine *e, const char *job_id_in, uint64_t timeo
             uint64_t left = (deadline - czk_clock_us()) / 1000u + 1;
             if (left < wait_ms) wait_ms = (unsigned)left;
         }
-        timed_wait(&e->cv_state, &e->mu, wait_ms);
+        czk__sched_timed_wait(&e->cv_state, &e->mu, wait_ms);
     }
     pthread_mutex_unlock(&e->mu);
     return st;
@@ -2605,7 +2599,7 @@ czk_status czk_engine_on_done(czk_engine *e, const char *job_id, czk_job_done_fn
     if (d == NULL) return czk_err_set(err, CZK_ENOMEM, "out of memory");
     pthread_mutex_lock(&e->ev_mu);
     pthread_mutex_lock(&e->mu);
-    czk__job *j = find_job(e, job_id);
+    czk__job *j = czk__job_find(e, job_id);
     if (j == NULL) {
         pthread_mutex_unlock(&e->mu);
         pthread_mutex_unlock(&e->ev_mu);
@@ -2614,7 +2608,7 @@ czk_status czk_engine_on_done(czk_engine *e, const char *job_id, czk_job_done_fn
     }
     d->handle = e->next_handle++;
     if (handle) *handle = d->handle;
-    if (is_terminal(j->state)) {
+    if (czk__job_terminal(j->state)) {
         czk_job_info info;
         czk__job_snapshot(e, j, true, &info);
         pthread_mutex_unlock(&e->mu);
@@ -2656,15 +2650,15 @@ czk_status czk_engine_cancel(czk_engine *e, const char *job_id, bool *was_runnin
     if (was_running) *was_running = false;
     if (job_id == NULL) return czk_err_set(err, CZK_EINVAL, "job_id: NULL");
     pthread_mutex_lock(&e->mu);
-    czk__job *j = find_job(e, job_id);
+    czk__job *j = czk__job_find(e, job_id);
     czk_status st = CZK_OK;
     if (j == NULL) {
         st = czk_err_set(err, CZK_ENOENT, "job_id: no job %s", job_id);
-    } else if (is_terminal(j->state)) {
+    } else if (czk__job_terminal(j->state)) {
         /* Idempotent: a job that has already ended stays as it ended (was_running false). */
     } else {
         if (was_running) *was_running = j->state == CZK_JOB_RUNNING;
-        job_end(e, j, CZK_JOB_CANCELLED, CZK_ECANCELED, "cancelled by request");
+        czk__job_end(e, j, CZK_JOB_CANCELLED, CZK_ECANCELED, "cancelled by request");
     }
     pthread_mutex_unlock(&e->mu);
     return st;
@@ -2676,15 +2670,15 @@ czk_status czk_engine_forget(czk_engine *e, const char *job_id, bool *was_runnin
     if (was_running) *was_running = false;
     if (job_id == NULL) return czk_err_set(err, CZK_EINVAL, "job_id: NULL");
     pthread_mutex_lock(&e->mu);
-    czk__job *j = find_job(e, job_id);
+    czk__job *j = czk__job_find(e, job_id);
     if (j == NULL) {
         pthread_mutex_unlock(&e->mu);
         return czk_err_set(err, CZK_ENOENT, "job_id: no job %s", job_id);
     }
     if (state) *state = j->state;
-    if (!is_terminal(j->state)) {
+    if (!czk__job_terminal(j->state)) {
         if (was_running) *was_running = j->state == CZK_JOB_RUNNING;
-        job_end(e, j, CZK_JOB_CANCELLED, CZK_ECANCELED, "forgotten by request");
+        czk__job_end(e, j, CZK_JOB_CANCELLED, CZK_ECANCELED, "forgotten by request");
     }
     /* From here on no lookup finds it and its request_id is free; the journal row goes
      * now, so a restart does not bring it back. */
@@ -2720,7 +2714,7 @@ czk_status czk_engine_watch(czk_engine *e, const char *job_id, czk_job_event_fn 
     size_t nh = 0;
     czk_status st = CZK_OK;
     if (job_id != NULL) {
-        czk__job *j = find_job(e, job_id);
+        czk__job *j = czk__job_find(e, job_id);
         if (j == NULL) {
             st = czk_err_set(err, CZK_ENOENT, "job_id: no job %s", job_id);
         } else if (j->events.n > 0) {
@@ -2735,13 +2729,13 @@ czk_status czk_engine_watch(czk_engine *e, const char *job_id, czk_job_event_fn 
          * first (ended jobs' histories stay available per job). */
         size_t total = 0;
         for (czk__job *j = e->jobs; j != NULL; j = j->next)
-            if (!is_terminal(j->state)) total += j->events.n;
+            if (!czk__job_terminal(j->state)) total += j->events.n;
         hist = total ? czk_malloc(total * sizeof *hist) : NULL;
         if (hist != NULL) {
             /* e->jobs is newest first: fill from the end. */
             size_t at = total;
             for (czk__job *j = e->jobs; j != NULL; j = j->next) {
-                if (is_terminal(j->state)) continue;
+                if (czk__job_terminal(j->state)) continue;
                 at -= j->events.n;
                 memcpy(hist + at, j->events.ev, j->events.n * sizeof *hist);
             }
@@ -2811,7 +2805,7 @@ czk_status czk_engine_list(czk_engine *e, unsigned states_mask, size_t limit, cz
     for (czk__job *j = e->jobs; j != NULL && k < cnt; j = j->next)
         if (!j->forgotten && (states_mask == 0 || (states_mask & (1u << j->state)))) {
             if (vkeys != NULL) vkeys[k] = queue_key(j->prio, j->seq);
-            snapshot(e, j, false, vkeys == NULL, &v[k++]);
+            czk__job_snapshot_ex(e, j, false, vkeys == NULL, &v[k++]);
         }
     /* Queue positions by one sort of the queued jobs rather than a scan per job: a list
      * of 10,000 queued jobs would otherwise cost 10^8 comparisons under the lock. */
@@ -2822,8 +2816,8 @@ czk_status czk_engine_list(czk_engine *e, unsigned states_mask, size_t limit, cz
         /* No memory for the sort: the slow way. */
         for (size_t i = 0; i < k; i++)
             if (v[i].state == CZK_JOB_QUEUED) {
-                czk__job *j = find_job(e, v[i].job_id);
-                if (j != NULL) v[i].queue_position = (uint32_t)(job_queue_pos(e, j));
+                czk__job *j = czk__job_find(e, v[i].job_id);
+                if (j != NULL) v[i].queue_position = (uint32_t)(czk__job_queue_pos(e, j));
             }
     }
     if (keys != NULL) {
@@ -2865,7 +2859,7 @@ static czk_status circuit_path(czk_engine *e, const char *circuit_id, char *path
                                czk_err *err)
 {
     if (circuit_id != NULL && strncmp(circuit_id, "circom:", 7) == 0 &&
-        circuit_name_ok(circuit_id + 7)) {
+        czk__job_circuit_name_ok(circuit_id + 7)) {
         snprintf(path, cap, "%s/%s.zkey", e->param_dir, circuit_id + 7);
         return CZK_OK;
     }
@@ -2894,14 +2888,14 @@ czk_status czk_engine_preload(czk_engine *e, const char *circuit_id, bool *alrea
         sb.st_size = 0; /* made in memory by the load below */
     }
     pthread_mutex_lock(&e->mu);
-    czk__params *pe = params_get(e, circuit_id, path, circom);
+    czk__params *pe = czk__budget_params_get(e, circuit_id, path, circom);
     if (pe == NULL) {
         pthread_mutex_unlock(&e->mu);
         return czk_err_set(err, CZK_ENOMEM, "out of memory");
     }
     while (pe->state == CZK__PE_LOADING || (pe->state == CZK__PE_COLD && e->use_gpu &&
-                                            params_loading(e)))
-        timed_wait(&e->cv_work, &e->mu, 100);
+                                            czk__budget_params_loading(e)))
+        czk__sched_timed_wait(&e->cv_work, &e->mu, 100);
     if (pe->state == CZK__PE_LOADED) {
         pe->last_used_ms = czk_unix_ms();
         pthread_mutex_unlock(&e->mu);
@@ -2909,21 +2903,22 @@ czk_status czk_engine_preload(czk_engine *e, const char *circuit_id, bool *alrea
         return CZK_OK;
     }
     uint64_t est = (uint64_t)sb.st_size;
-    (void)budget_fit(e, est, false); /* make room if we can; an explicit preload loads regardless */
+    /* make room if we can; an explicit preload loads regardless */
+    (void)czk__budget_fit(e, est, false);
     pe->state = CZK__PE_LOADING;
     pe->bytes = est;
     e->params_bytes += est;
-    params_gen_ctx gen;
-    params_gen_fill(e, pe, &gen);
+    czk__budget_gen_ctx gen;
+    czk__budget_gen_fill(e, pe, &gen);
     pthread_mutex_unlock(&e->mu);
     uint64_t t0 = czk_clock_us();
     st = czk__params_load(pe, &gen.gen, e->pool, err);
-    if (st == CZK_OK) pinned_prewarm(e, pe);
+    if (st == CZK_OK) czk__budget_prewarm(e, pe);
     /* A preload also makes the key resident on every GPU (HOT), while the entry is still
      * LOADING: no job can use it and no evict can drop it meanwhile. Jobs of parameters
      * loaded on demand upload them lazily in gpu_prove instead. */
     for (size_t g = 0; st == CZK_OK && g < e->ngpus; g++) {
-        gpu_lock(&e->gpu_mu[g], false);
+        czk__sched_gpu_lock(&e->gpu_mu[g], false);
         if (pe->gpu_srs[g] == NULL && !pe->gpu_srs_failed[g]) {
             czk_err serr;
             if (czk_gpu_srs_create(&pe->gpu_srs[g], e->gpu_ordinals[g], &pe->pk, &serr) !=
@@ -2935,8 +2930,8 @@ czk_status czk_engine_preload(czk_engine *e, const char *circuit_id, bool *alrea
                              serr.msg);
             }
         }
-        gpu_unlock(&e->gpu_mu[g]);
-        gpu_done(&e->gpu_mu[g]);
+        czk__sched_gpu_unlock(&e->gpu_mu[g]);
+        czk__sched_gpu_done(&e->gpu_mu[g]);
     }
     uint64_t dt = czk_clock_us() - t0;
     pthread_mutex_lock(&e->mu);
