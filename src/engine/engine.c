@@ -1,7 +1,12 @@
 /*
- * The proving engine: job table, priority scheduler with memory-budget admission,
- * synthesis workers, prove workers, the finalizer (self-verification), events, and
- * restart recovery from the journal.
+ * The engine's lifetime: czk_engine_create (configuration, each GPU's memory, the pools
+ * and the threads), recovery of the journal's jobs, drain and abort, destroy; and the
+ * test hooks.
+ *
+ * The proving engine as a whole (engine_internal.h says which file holds which part): job
+ * table, priority scheduler with memory-budget admission, synthesis workers, prove
+ * workers, the finalizer (self-verification), events, and restart recovery from the
+ * journal.
  *
  * Flow of one partition: PENDING in the synthesis queue → a synthesis worker admits it
  * (parameters loaded, budget reserved — in strict priority order, because a worker only
@@ -10,52 +15,25 @@
  * buffer checked in and budget released → PROVED in the finalizer's queue → verified →
  * DONE. A proof that does not verify sends its partition back to PENDING once; a second
  * failure fails the job. An invalid proof is never returned.
- *
- * Admission also waits while 2 × (number of provers) synthesized partitions are already
- * waiting: synthesizing further ahead only holds memory no prover can use yet. One
- * partition larger than the whole budget still runs, alone (czk__budget_fit).
- *
- * Jobs stay in the table after they end (state, proof, events) until retention_s has
- * passed; their partitions, payload and parameter reference go as soon as no worker holds
- * one of their partitions (czk__job_trim).
  */
 #include "czk/alloc.h"
 #include "czk/circuits.h"
-#include "czk/cs.h"
-#include "czk/fil_job.h"
 #include "czk/gpu.h"
 #include "czk/log.h"
 #include "czk/post.h"
 #include "engine/engine_internal.h"
 
-#include <errno.h>
 #include <inttypes.h>
-#include <openssl/evp.h>
-#include <openssl/rand.h>
 #include <openssl/sha.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+/* ------------------------------------------------------------------------------------ */
+/* Create / recover / drain / destroy                                                   */
+/* ------------------------------------------------------------------------------------ */
+
 #define GIB ((uint64_t)1 << 30)
-
-/* ------------------------------------------------------------------------------------ */
-/* Small helpers                                                                        */
-/* ------------------------------------------------------------------------------------ */
-
-/* The drain's grace is over (or czk_engine_abort): results still arriving are dropped and
- * their jobs stay journaled as queued. */
-bool czk__engine_aborting(const czk_engine *e)
-{
-    return __atomic_load_n(&e->abort, __ATOMIC_RELAXED) != 0;
-}
-
-/* ------------------------------------------------------------------------------------ */
-/* Create / drain / destroy                                                             */
-/* ------------------------------------------------------------------------------------ */
 
 static uint64_t physical_memory(void)
 {
@@ -574,6 +552,13 @@ static void keep_partitions(czk_engine *e)
     if (kept > 0)
         CZK_LOG_INFO("drain: verified partitions of unfinished jobs kept for the restart",
                      "partitions=%zu", kept);
+}
+
+/* The drain's grace is over (or czk_engine_abort): results still arriving are dropped and
+ * their jobs stay journaled as queued. */
+bool czk__engine_aborting(const czk_engine *e)
+{
+    return __atomic_load_n(&e->abort, __ATOMIC_RELAXED) != 0;
 }
 
 void czk_engine_abort(czk_engine *e)

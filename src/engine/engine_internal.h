@@ -1,7 +1,11 @@
 /*
  * Private to src/engine (and its tests): the engine's data structures and the pieces the
  * engine's files share — the pinned pool (pinned.c), the parameter cache and witness
- * decoding (params.c), the SQLite journal (journal.c), metrics and status (report.c).
+ * decoding (params.c), the SQLite journal (journal.c), metrics and status (report.c), and
+ * the engine itself: its lifetime (engine.c), scheduling and the GPU locks (sched.c),
+ * events (events.c), the memory budget (budget.c), jobs (job.c), the synthesis workers
+ * (synth.c), the prove workers (prove.c), the finalizer (finalize.c) and the public calls
+ * (api.c).
  *
  * Locking. One engine mutex `mu` guards the job table, the queues, the budget and the
  * parameter cache's states. The event mutex `ev_mu` serialises callbacks (watch, on_done)
