@@ -1,7 +1,11 @@
 /*
  * Private to src/engine (and its tests): the engine's data structures and the pieces the
  * engine's files share — the pinned pool (pinned.c), the parameter cache and witness
- * decoding (params.c), the SQLite journal (journal.c), metrics and status (report.c).
+ * decoding (params.c), the SQLite journal (journal.c), metrics and status (report.c), and
+ * the engine itself: its lifetime (engine.c), scheduling and the GPU locks (sched.c),
+ * events (events.c), the memory budget (budget.c), jobs (job.c), the synthesis workers
+ * (synth.c), the prove workers (prove.c), the finalizer (finalize.c) and the public calls
+ * (api.c).
  *
  * Locking. One engine mutex `mu` guards the job table, the queues, the budget and the
  * parameter cache's states. The event mutex `ev_mu` serialises callbacks (watch, on_done)
@@ -378,7 +382,7 @@ typedef struct czk__qevent {
 typedef struct czk__prover {
     char name[32]; /* "cpu", "gpu0", "gpu0-express" */
     int gpu;       /* -1 for the CPU backend */
-    bool express;  /* takes only express partitions (czk__part_express) */
+    bool express;  /* takes only express partitions (czk__sched_express) */
     double busy_s;
     char current_job[CZK_JOB_ID_MAX];
     char current_kind[16];
@@ -490,26 +494,154 @@ struct czk_engine {
     czk__hist hist[CZK__ST_COUNT];
 };
 
+/* ------------------------------------------------------------------------------------ */
+/* What the engine's files share                                                        */
+/* ------------------------------------------------------------------------------------ */
+
+/* sched.c: queue order, the express lane, the GPU locks. */
+/** Partitions at most this large (a/b/c and witness) may take the express lane. */
+#define CZK__EXPRESS_MAX_BYTES ((uint64_t)1 << 30)
+/** Append p to a queue (q, n, cap); false when out of memory (mu held). */
+bool czk__sched_push(czk__part ***q, size_t *n, size_t *cap, czk__part *p);
+/** Index of the partition to take next, SIZE_MAX when there is none (mu held). */
+size_t czk__sched_best(czk__part **q, size_t n);
+/** p belongs to the express lane: small or CRITICAL (mu held). */
+bool czk__sched_express(const czk__part *p);
+/** czk__sched_best among the express lane's partitions only. */
+size_t czk__sched_best_express(czk__part **q, size_t n);
+/** Remove entry i keeping the others' order (mu held). */
+void czk__sched_remove(czk__part **q, size_t *n, size_t i);
+/** Remove every entry of job j (mu held). */
+void czk__sched_remove_job(czk__part **q, size_t *n, const czk__job *j);
+/** Wait on cv (mu held) for at most ms milliseconds. */
+void czk__sched_timed_wait(pthread_cond_t *cv, pthread_mutex_t *mu, unsigned ms);
+/** Set up a GPU lock, free. */
+void czk__sched_gpu_lock_init(czk__gpu_lock *l);
+/** Tear down a GPU lock nobody holds. */
+void czk__sched_gpu_lock_destroy(czk__gpu_lock *l);
+/** Take the GPU; `alone`: also wait until no proof that handed it on is still running. */
+void czk__sched_gpu_lock_ex(czk__gpu_lock *l, bool urgent, bool alone);
+/** czk__sched_gpu_lock_ex, not alone. */
+void czk__sched_gpu_lock(czk__gpu_lock *l, bool urgent);
+/** Hand the GPU on: the next holder may start beside the proof still running. */
+void czk__sched_gpu_unlock(czk__gpu_lock *l);
+/** A proof taken with czk__sched_gpu_lock has left the GPU. */
+void czk__sched_gpu_done(czk__gpu_lock *l);
+
+/* events.c: job events and their delivery. */
+/** Record an event in j's history and queue it for delivery (mu held); fmt may be NULL. */
+void czk__events_emit(czk_engine *e, czk__job *j, czk_job_event_type type, int32_t part,
+                      const char *worker, const char *fmt, ...);
+/** The event thread (arg: the engine). */
+void *czk__events_main(void *arg);
+
+/* budget.c: the memory budget and the parameter cache's entries. */
+/** Budget in use: partition reservations + loaded parameters + idle pinned buffers. */
+uint64_t czk__budget_used(czk_engine *e);
+/** Some parameter set is LOADING (mu held). */
+bool czk__budget_params_loading(czk_engine *e);
+/** `need` more bytes may be reserved now, after giving memory back if it must (mu held). */
+bool czk__budget_fit(czk_engine *e, uint64_t need, bool pinned);
+/** The cache entry of parameter set `id`, new ones COLD; NULL when out of memory (mu held). */
+czk__params *czk__budget_params_get(czk_engine *e, const char *id, const char *path,
+                                    bool circom);
+/** Bytes of one partition: a, b, c over the domain and the witness. */
+uint64_t czk__budget_part_base_bytes(const czk__params *pe);
+/** The partitions of pe get packed copies for the GPU (gpus.pack_copies). */
+bool czk__budget_part_packs(const czk_engine *e, const czk__params *pe);
+/** Bytes a partition's buffer takes (and its budget reservation). */
+uint64_t czk__budget_part_bytes(const czk_engine *e, const czk__params *pe);
+/** Page-lock the buffers a newly loaded pe needs now, with GPUs (mu not held). */
+void czk__budget_prewarm(czk_engine *e, const czk__params *pe);
+/** What czk__params_load needs for pe: test parameters, and each GPU's room for a plan. */
+typedef struct czk__budget_gen_ctx {
+    czk__params_gen gen;
+    uint64_t budget[CZK__MAX_GPUS], other[CZK__MAX_GPUS];
+} czk__budget_gen_ctx;
+/** Fill c for a load of pe (mu held). */
+void czk__budget_gen_fill(const czk_engine *e, const czk__params *pe, czk__budget_gen_ctx *c);
+
+/* job.c: the job table, a job's life, building one from a request, snapshots. */
 /** s as a quoted log value: quotes, backslashes and control bytes become '?'. */
 void czk__log_safe(char *out, size_t cap, const char *s);
+/** Index of a job kind in the per-kind counts, -1 for an unknown kind. */
 int czk__kind_index(czk_job_kind k);
-
-/** Snapshot (mu held). */
+/** Set a job's request_id and its log value (mu held, or the job not yet shared). */
+void czk__job_set_request_id(czk__job *j, const char *rid);
+/** DONE, FAILED or CANCELLED. */
+bool czk__job_terminal(czk_job_state s);
+/** A job by id, forgotten ones included (mu held). */
+czk__job *czk__job_find_any(czk_engine *e, const char *id);
+/** A job by id, as every caller of the API sees the table (mu held). */
+czk__job *czk__job_find(czk_engine *e, const char *id);
+/** Stop the work a worker is doing on p, if one is (mu held). */
+void czk__job_part_cancel(czk__part *p);
+/** A worker takes p with its cancel flag, clear unless the engine is aborting (mu held). */
+void czk__job_part_hold(const czk_engine *e, czk__part *p, int *cancel);
+/** Give a partition's buffer and reservation back (mu held). */
+void czk__job_part_release(czk_engine *e, czk__part *p);
+/** Free a partition's public inputs and densities. */
+void czk__job_part_free_heap(czk__part *p);
+/** Free what a terminal job no longer needs once no worker holds a partition (mu held). */
+void czk__job_trim(czk_engine *e, czk__job *j);
+/** Move a job to a terminal state, journal it, tell waiters (mu held); fmt may be NULL. */
+void czk__job_end(czk_engine *e, czk__job *j, czk_job_state state, czk_status st,
+                  const char *fmt, ...);
+/** Drop terminal jobs past their retention and forgotten ones nobody needs (mu held). */
+void czk__job_gc(czk_engine *e);
+/** A circuit name fit for a file name: [A-Za-z0-9._-], 1 to 48, no leading dot. */
+bool czk__job_circuit_name_ok(const char *s);
+/** Free a job that is not in the table. */
+void czk__job_free(czk__job *j);
+/** Validate a request and build its job (not in the table, no id), and its params path. */
+czk_status czk__job_build(czk_engine *e, const czk_job_request *req, czk__job **out,
+                          char *params_path, size_t params_path_cap, czk_err *err);
+/** A new random job id, "j-" and 32 hex digits. */
+void czk__job_make_id(char out[CZK_JOB_ID_MAX]);
+/** Put a built job in the table and its partitions in the synthesis queue (mu held). */
+czk_status czk__job_enqueue(czk_engine *e, czk__job *j, const char *params_path,
+                            czk_err *err);
+/** 1-based position of a queued job among the queued jobs (mu held). */
+uint32_t czk__job_queue_pos(const czk_engine *e, const czk__job *j);
+/** Snapshot of j, its queue position included (mu held). */
 void czk__job_snapshot(const czk_engine *e, const czk__job *j, bool with_proof, czk_job_info *out);
-/** Budget in use: partition reservations + loaded parameters + idle pinned buffers (mu held). */
-uint64_t czk__budget_used(czk_engine *e);
+/** Snapshot of j; `position`: work out its queue position (a scan of the table). */
+void czk__job_snapshot_ex(const czk_engine *e, const czk__job *j, bool with_proof,
+                          bool position, czk_job_info *out);
 
-/* Test hooks (tests/unit/test_engine*.c). */
+/* synth.c: the synthesis workers. */
+/** A synthesis worker's thread (arg: the engine); the last one started is the express one. */
+void *czk__synth_main(void *arg);
+
+/* prove.c: the prove workers. */
+/** What a prove worker's thread starts with (heap, freed by the thread). */
+typedef struct czk__prover_arg {
+    czk_engine *e;
+    size_t idx;
+} czk__prover_arg;
+/** A prove worker's thread (arg: a czk__prover_arg). */
+void *czk__prove_main(void *arg);
+
+/* finalize.c: self-verification and the job's proof. */
+/** Every partition verified: assemble the job's proof and end it DONE (mu held). */
+void czk__finalize_complete(czk_engine *e, czk__job *j);
+/** The finalizer's thread (arg: the engine). */
+void *czk__finalize_main(void *arg);
+
+/* engine.c: the engine's lifetime, and the test hooks (tests/unit/test_engine*.c). */
+/** The drain's grace is over, or czk_engine_abort was called (atomic, any lock). */
+bool czk__engine_aborting(const czk_engine *e);
 /** Stop the workers without journaling anything more, as a crash would; then destroy. */
 void czk__engine_crash(czk_engine *e);
 /** Hold synthesized partitions before proving (true) or let them go. */
 void czk__engine_pause_provers(czk_engine *e, bool pause);
 /** Corrupt the next n proofs before self-verification. */
 void czk__engine_fail_next_verifications(czk_engine *e, uint64_t n);
-/* Test hook: the next n GPU proofs fail with CZK_ERESOURCE before they start. */
+/** The next n GPU proofs fail with CZK_ERESOURCE before they start. */
 void czk__engine_fail_next_gpu_proofs_oom(czk_engine *e, uint64_t n);
 /** Make pooled pinned allocations fail (fallback path). */
 void czk__engine_pinned_fault(czk_engine *e, bool on);
+/** The pinned pool's counters. */
 void czk__engine_pinned_stats(czk_engine *e, czk__pinned_stats *out);
 
 #endif
