@@ -272,7 +272,7 @@ void czk__czk_preload(czk__rpc *r, ProtobufCMessage *m);
 void czk__czk_evict(czk__rpc *r, ProtobufCMessage *m);
 
 /* ----------------------------------------------------------------------------------- */
-/* Health and reflection                                                               */
+/* grpc.health.v1.Health (rpc_health.c)                                                */
 /* ----------------------------------------------------------------------------------- */
 
 void czk__health_check(czk__rpc *r, ProtobufCMessage *m);
@@ -280,6 +280,11 @@ void czk__health_watch(czk__rpc *r, ProtobufCMessage *m);
 void czk__health_sent(czk__rpc *r);
 void czk__health_poll(uv_timer_t *t);
 void czk__health_end_all(czk_server *s);
+
+/* ----------------------------------------------------------------------------------- */
+/* Server reflection's stream (rpc_reflection.c)                                       */
+/* ----------------------------------------------------------------------------------- */
+
 void czk__reflection_recv_done(czk__rpc *r, bool ok);
 
 #endif /* CZK_SERVER_INTERNAL_H */
