@@ -257,7 +257,7 @@ bool czk__cuzk_fill_status(Cuzk__V1__GetStatusResponse *o, const czk_engine_stat
 void czk__cuzk_free_status_mem(czk__status_mem *mem);
 
 /* ----------------------------------------------------------------------------------- */
-/* czk.v1.Czk                                                                          */
+/* czk.v1.Czk (rpc_czk.c)                                                              */
 /* ----------------------------------------------------------------------------------- */
 
 void czk__czk_submit(czk__rpc *r, ProtobufCMessage *m);
