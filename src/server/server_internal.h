@@ -229,7 +229,7 @@ void czk__watch_sent(czk__rpc *r);
 void czk__czk_watch(czk__rpc *r, ProtobufCMessage *m);
 
 /* ----------------------------------------------------------------------------------- */
-/* cuzk.v1.ProvingEngine                                                               */
+/* cuzk.v1.ProvingEngine (rpc_cuzk.c)                                                  */
 /* ----------------------------------------------------------------------------------- */
 
 void czk__cuzk_submit_proof(czk__rpc *r, ProtobufCMessage *m);
