@@ -218,7 +218,7 @@ czk_status czk__jobs_fil_request(czk_job_request *q, const Cuzk__V1__SubmitProof
 czk_status czk__jobs_submit(czk__rpc *r, czk_job_request *q, czk_job_info *out, czk_err *err);
 
 /* ----------------------------------------------------------------------------------- */
-/* Await and WatchJob                                                                  */
+/* Await and WatchJob (rpc_await.c)                                                    */
 /* ----------------------------------------------------------------------------------- */
 
 void czk__await_start(czk__rpc *r, const char *job_id, uint64_t timeout_ms);
