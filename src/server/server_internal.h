@@ -207,7 +207,7 @@ void czk__rpc_send_msg(czk__rpc *r, const ProtobufCMessage *m);
 void czk__rpc_pool_leave(czk__rpc *r);
 
 /* ----------------------------------------------------------------------------------- */
-/* What both job APIs share: jobs as messages, submission                              */
+/* What both job APIs share (rpc_jobs.c)                                               */
 /* ----------------------------------------------------------------------------------- */
 
 void czk__jobs_fill_job(Czk__V1__Job *j, Czk__V1__Timings *t, const czk_job_info *in, bool proof);
