@@ -1,6 +1,9 @@
 /*
- * The gRPC server: cuzk.v1.ProvingEngine, czk.v1.Czk, grpc.health.v1.Health, server
- * reflection (v1 and v1alpha) and an UNIMPLEMENTED catch-all, over gRPC C-core 1.51.
+ * The gRPC server over gRPC C-core 1.51, and the life of each call: the method table
+ * (cuzk.v1.ProvingEngine, czk.v1.Czk, grpc.health.v1.Health, server reflection v1 and
+ * v1alpha, and an UNIMPLEMENTED catch-all), a call from its arrival through the token
+ * check, the bounded read and decoding of its request and the dispatch to its handler
+ * (rpc_*.c) to its final status, and the server's start, drain and stop.
  *
  * Threads. Each polling thread owns one completion queue (measured: 1.5-3x less CPU per
  * call than threads sharing one queue) and never blocks: handlers that may take time
@@ -8,10 +11,10 @@
  * libuv's thread pool, handed over through an inbox that the loop thread drains. Awaits
  * never occupy a thread at all: they complete from the engine's done callback, from a
  * libuv timer (timeout_ms) or from the call's cancellation (the client's deadline),
- * whichever comes first; an atomic flag picks the one that replies.
+ * whichever comes first; an atomic flag picks the one that replies (rpc_await.c).
  *
- * Lifetime. Every call is an `rpc` with a reference count: one for the handler, one per
- * outstanding batch, one per engine registration (done callback or watch) and one per
+ * Lifetime. Every call is a `czk__rpc` with a reference count: one for the handler, one
+ * per outstanding batch, one per engine registration (done callback or watch) and one per
  * timer. The server counts the calls it holds; it is torn down only once the shutdown tag
  * has arrived AND that count is zero (tearing down on the tag alone aborts in grpc's
  * call.cc when a late batch starts on a dead queue).

@@ -2,6 +2,15 @@
  * Private to the gRPC server's files in src/server: a call (czk__rpc), the server's state
  * (struct czk_server), the method table, and the functions those files share, each under
  * the file that defines it. server.h is the interface to czkd, the czk tool and the tests.
+ *
+ *   server.c          the method table, the life of a call, start, drain and stop
+ *   rpc_jobs.c        what both job APIs share: jobs as messages, submission
+ *   rpc_await.c       the await race (engine, timer, cancellation) and WatchJob
+ *   rpc_cuzk.c        the cuzk.v1.ProvingEngine handlers
+ *   rpc_czk.c         the czk.v1.Czk handlers
+ *   rpc_health.c      grpc.health.v1.Health: Check, Watch, the serving-status poll
+ *   rpc_reflection.c  server reflection's stream
+ *   metrics.c         the Prometheus text of the server's own counters
  */
 #ifndef CZK_SERVER_INTERNAL_H
 #define CZK_SERVER_INTERNAL_H
