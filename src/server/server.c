@@ -1,6 +1,9 @@
 /*
- * The gRPC server: cuzk.v1.ProvingEngine, czk.v1.Czk, grpc.health.v1.Health, server
- * reflection (v1 and v1alpha) and an UNIMPLEMENTED catch-all, over gRPC C-core 1.51.
+ * The gRPC server over gRPC C-core 1.51, and the life of each call: the method table
+ * (cuzk.v1.ProvingEngine, czk.v1.Czk, grpc.health.v1.Health, server reflection v1 and
+ * v1alpha, and an UNIMPLEMENTED catch-all), a call from its arrival through the token
+ * check, the bounded read and decoding of its request and the dispatch to its handler
+ * (rpc_*.c) to its final status, and the server's start, drain and stop.
  *
  * Threads. Each polling thread owns one completion queue (measured: 1.5-3x less CPU per
  * call than threads sharing one queue) and never blocks: handlers that may take time
@@ -8,17 +11,15 @@
  * libuv's thread pool, handed over through an inbox that the loop thread drains. Awaits
  * never occupy a thread at all: they complete from the engine's done callback, from a
  * libuv timer (timeout_ms) or from the call's cancellation (the client's deadline),
- * whichever comes first; an atomic flag picks the one that replies.
+ * whichever comes first; an atomic flag picks the one that replies (rpc_await.c).
  *
- * Lifetime. Every call is an `rpc` with a reference count: one for the handler, one per
- * outstanding batch, one per engine registration (done callback or watch) and one per
+ * Lifetime. Every call is a `czk__rpc` with a reference count: one for the handler, one
+ * per outstanding batch, one per engine registration (done callback or watch) and one per
  * timer. The server counts the calls it holds; it is torn down only once the shutdown tag
  * has arrived AND that count is zero (tearing down on the tag alone aborts in grpc's
  * call.cc when a late batch starts on a dead queue).
  */
-#include "server.h"
-
-#include "czk/strbuf.h"
+#include "server_internal.h"
 
 #include "czk/alloc.h"
 #include "czk/log.h"
@@ -49,9 +50,6 @@
 /* Calls pre-requested per method per completion queue: enough for bursts of new calls
  * between two turns of a polling thread; each costs a few hundred bytes. */
 #define PREREQUEST 8
-/* A watch whose client reads slower than events arrive is ended rather than buffering
- * without bound. */
-#define WATCH_QUEUE_MAX 65536
 /* How often Health/Watch re-reads the serving status: readiness of the engine has no
  * callback; a drain is pushed at once. */
 #define HW_POLL_MS 250
@@ -64,229 +62,56 @@
 #define UNAUTH_RECEIVES 2
 #define UNAUTH_WAITING 1024
 
-typedef enum tag_kind { TAG_NEW, TAG_CLOSE, TAG_SEND, TAG_RECV, TAG_STATUS, TAG_SHUTDOWN } tag_kind;
-
-typedef struct rpc rpc;
-typedef struct tag {
-    tag_kind kind;
-    rpc *r;
-} tag;
-
-typedef enum mtype { M_UNARY, M_STREAM, M_BIDI } mtype;
-
-typedef void (*handler_fn)(rpc *r, ProtobufCMessage *req);
-
-typedef struct method {
-    const char *service; /* "cuzk.v1.ProvingEngine" */
-    const char *name;    /* "SubmitProof" */
-    mtype type;
-    const ProtobufCMessageDescriptor *req_desc;
-    handler_fn fn;
-    bool heavy;   /* runs on the libuv pool: may block for I/O or long validation */
-    bool no_auth; /* health checks work without the token (for probes) */
-} method;
-
-typedef struct ev_node {
-    struct ev_node *next;
-    czk_job_event ev;
-} ev_node;
-
-struct rpc {
-    tag t_new, t_close, t_send, t_recv, t_status;
-    czk_server *srv;
-    int midx; /* index in methods[], or NMETHODS for a generic (unknown) call */
-    int cq;
-    grpc_call *call;
-    gpr_timespec deadline;
-    grpc_metadata_array md;
-    grpc_byte_buffer *payload; /* the request's message, once read */
-    int recv_pool;             /* the receive pool whose slot the message holds, or -1 */
-    struct rpc *pool_next;     /* waiting for a slot */
-    bool pool_queued;          /* in its pool's queue (under the pool's lock) */
-    int queued_pool;           /* the pool it was queued in, or -1 (its cq thread only) */
-    grpc_call_details details;
-    int cancelled;
-    atomic_int refs;
-    atomic_bool finished; /* the final status has been started (or the call is dead) */
-    bool md_sent;         /* initial metadata went out with a message */
-    grpc_byte_buffer *send_bb;
-    grpc_byte_buffer *recv_bb;
-    grpc_slice status_slice;
-    bool status_slice_set;
-    pthread_mutex_t mu;
-    ProtobufCMessage *req; /* decoded request, owned */
-    uv_work_t work;
-    /* What a refusal's log line names: the request's request_id (log-safe, czk__log_text)
-     * and, for calls about a job, job_id below. */
-    char log_rid[CZK_REQUEST_ID_MAX];
-    /* Await / Prove. */
-    bool czk_api; /* reply in czk.v1 shape (else cuzk.v1) */
-    bool omit_proof;
-    char job_id[CZK_JOB_ID_MAX];
-    uint64_t timeout_ms;
-    uint64_t done_handle;
-    bool done_registered;
-    uv_timer_t timer;
-    bool timer_started, timer_closed; /* loop thread only */
-    /* WatchJob. */
-    uint64_t watch_handle;
-    bool watch_registered, watch_active, watch_ended, sending, terminal_seen;
-    ev_node *q_head, *q_tail;
-    size_t q_len;
-    /* Awaits and watches are listed on the server (RPC_LIST_PENDING), so that a drain can
-     * answer them UNAVAILABLE ("retry elsewhere or later") instead of a bare cancellation;
-     * health watches on a list of their own (RPC_LIST_HEALTH), since a drain ends them
-     * with its own message. */
-    struct rpc_link {
-        struct rpc *prev, *next;
-        bool listed;
-    } link[2];
-    /* Health/Watch: the status last asked for and the one whose send was started last
-     * (both GRPC__HEALTH__V1__...__SERVING_STATUS values). */
-    bool health_watch;
-    int hw_want, hw_sent;
-};
-
-enum { RPC_LIST_PENDING = 0, RPC_LIST_HEALTH = 1 };
-
-/* Messages are read only after the call's token was checked, and only so many at once
- * (one pool for authorized calls, daemon.max_concurrent_receives, one for health): the
- * rest wait for a slot, each holding no more than its stream's flow-control window. A
- * slot is held until the message's bytes are freed (after decoding). */
+/* czk_server's receive pools (server_internal.h says how they work). */
 enum { POOL_AUTH = 0, POOL_UNAUTH = 1 };
 enum { POOL_GOT, POOL_QUEUED, POOL_FULL };
-typedef struct recv_pool {
-    pthread_mutex_t mu;
-    unsigned busy, max;
-    unsigned waiting, max_waiting; /* max_waiting 0: no limit */
-    struct rpc *head, *tail;
-} recv_pool;
-
-typedef struct inbox_item {
-    struct inbox_item *next;
-    void (*fn)(czk_server *s, rpc *r);
-    rpc *r;
-} inbox_item;
-
-static void h_submit_proof(rpc *r, ProtobufCMessage *m);
-static void h_await_proof(rpc *r, ProtobufCMessage *m);
-static void h_prove(rpc *r, ProtobufCMessage *m);
-static void h_cancel_proof(rpc *r, ProtobufCMessage *m);
-static void h_get_status(rpc *r, ProtobufCMessage *m);
-static void h_get_metrics(rpc *r, ProtobufCMessage *m);
-static void h_preload_srs(rpc *r, ProtobufCMessage *m);
-static void h_evict_srs(rpc *r, ProtobufCMessage *m);
-static void h_czk_submit(rpc *r, ProtobufCMessage *m);
-static void h_czk_await(rpc *r, ProtobufCMessage *m);
-static void h_czk_prove(rpc *r, ProtobufCMessage *m);
-static void h_czk_cancel(rpc *r, ProtobufCMessage *m);
-static void h_czk_forget(rpc *r, ProtobufCMessage *m);
-static void h_czk_get_job(rpc *r, ProtobufCMessage *m);
-static void h_czk_list(rpc *r, ProtobufCMessage *m);
-static void h_czk_watch(rpc *r, ProtobufCMessage *m);
-static void h_czk_status(rpc *r, ProtobufCMessage *m);
-static void h_czk_preload(rpc *r, ProtobufCMessage *m);
-static void h_czk_evict(rpc *r, ProtobufCMessage *m);
-static void h_health(rpc *r, ProtobufCMessage *m);
-static void h_health_watch(rpc *r, ProtobufCMessage *m);
 
 #define CUZK "cuzk.v1.ProvingEngine"
 #define CZKS "czk.v1.Czk"
-static const method methods[] = {
-    {CUZK, "SubmitProof", M_UNARY, &cuzk__v1__submit_proof_request__descriptor, h_submit_proof, true, false},
-    {CUZK, "AwaitProof", M_UNARY, &cuzk__v1__await_proof_request__descriptor, h_await_proof, false, false},
-    {CUZK, "Prove", M_UNARY, &cuzk__v1__prove_request__descriptor, h_prove, true, false},
-    {CUZK, "CancelProof", M_UNARY, &cuzk__v1__cancel_proof_request__descriptor, h_cancel_proof, true, false},
-    {CUZK, "GetStatus", M_UNARY, &cuzk__v1__get_status_request__descriptor, h_get_status, true, false},
-    {CUZK, "GetMetrics", M_UNARY, &cuzk__v1__get_metrics_request__descriptor, h_get_metrics, true, false},
-    {CUZK, "PreloadSRS", M_UNARY, &cuzk__v1__preload_srs_request__descriptor, h_preload_srs, true, false},
-    {CUZK, "EvictSRS", M_UNARY, &cuzk__v1__evict_srs_request__descriptor, h_evict_srs, true, false},
-    {CZKS, "Submit", M_UNARY, &czk__v1__submit_request__descriptor, h_czk_submit, true, false},
-    {CZKS, "Await", M_UNARY, &czk__v1__await_request__descriptor, h_czk_await, false, false},
-    {CZKS, "Prove", M_UNARY, &czk__v1__prove_request__descriptor, h_czk_prove, true, false},
-    {CZKS, "Cancel", M_UNARY, &czk__v1__cancel_request__descriptor, h_czk_cancel, true, false},
-    {CZKS, "GetJob", M_UNARY, &czk__v1__get_job_request__descriptor, h_czk_get_job, true, false},
-    {CZKS, "ListJobs", M_UNARY, &czk__v1__list_jobs_request__descriptor, h_czk_list, true, false},
-    {CZKS, "WatchJob", M_STREAM, &czk__v1__watch_job_request__descriptor, h_czk_watch, false, false},
-    {CZKS, "GetStatus", M_UNARY, &czk__v1__get_status_request__descriptor, h_czk_status, true, false},
-    {CZKS, "GetMetrics", M_UNARY, &cuzk__v1__get_metrics_request__descriptor, h_get_metrics, true, false},
-    {CZKS, "Preload", M_UNARY, &czk__v1__preload_request__descriptor, h_czk_preload, true, false},
-    {CZKS, "Evict", M_UNARY, &czk__v1__evict_request__descriptor, h_czk_evict, true, false},
-    {CZKS, "Forget", M_UNARY, &czk__v1__forget_request__descriptor, h_czk_forget, true, false},
-    {"grpc.health.v1.Health", "Check", M_UNARY, &grpc__health__v1__health_check_request__descriptor, h_health, false, true},
-    {"grpc.health.v1.Health", "Watch", M_STREAM, &grpc__health__v1__health_check_request__descriptor, h_health_watch, false, true},
-    {"grpc.reflection.v1.ServerReflection", "ServerReflectionInfo", M_BIDI, NULL, NULL, false, false},
-    {"grpc.reflection.v1alpha.ServerReflection", "ServerReflectionInfo", M_BIDI, NULL, NULL, false, false},
+const czk__method czk__methods[] = {
+    {CUZK, "SubmitProof", CZK__M_UNARY, &cuzk__v1__submit_proof_request__descriptor, czk__cuzk_submit_proof, true, false},
+    {CUZK, "AwaitProof", CZK__M_UNARY, &cuzk__v1__await_proof_request__descriptor, czk__cuzk_await_proof, false, false},
+    {CUZK, "Prove", CZK__M_UNARY, &cuzk__v1__prove_request__descriptor, czk__cuzk_prove, true, false},
+    {CUZK, "CancelProof", CZK__M_UNARY, &cuzk__v1__cancel_proof_request__descriptor, czk__cuzk_cancel_proof, true, false},
+    {CUZK, "GetStatus", CZK__M_UNARY, &cuzk__v1__get_status_request__descriptor, czk__cuzk_get_status, true, false},
+    {CUZK, "GetMetrics", CZK__M_UNARY, &cuzk__v1__get_metrics_request__descriptor, czk__cuzk_get_metrics, true, false},
+    {CUZK, "PreloadSRS", CZK__M_UNARY, &cuzk__v1__preload_srs_request__descriptor, czk__cuzk_preload_srs, true, false},
+    {CUZK, "EvictSRS", CZK__M_UNARY, &cuzk__v1__evict_srs_request__descriptor, czk__cuzk_evict_srs, true, false},
+    {CZKS, "Submit", CZK__M_UNARY, &czk__v1__submit_request__descriptor, czk__czk_submit, true, false},
+    {CZKS, "Await", CZK__M_UNARY, &czk__v1__await_request__descriptor, czk__czk_await, false, false},
+    {CZKS, "Prove", CZK__M_UNARY, &czk__v1__prove_request__descriptor, czk__czk_prove, true, false},
+    {CZKS, "Cancel", CZK__M_UNARY, &czk__v1__cancel_request__descriptor, czk__czk_cancel, true, false},
+    {CZKS, "GetJob", CZK__M_UNARY, &czk__v1__get_job_request__descriptor, czk__czk_get_job, true, false},
+    {CZKS, "ListJobs", CZK__M_UNARY, &czk__v1__list_jobs_request__descriptor, czk__czk_list, true, false},
+    {CZKS, "WatchJob", CZK__M_STREAM, &czk__v1__watch_job_request__descriptor, czk__czk_watch, false, false},
+    {CZKS, "GetStatus", CZK__M_UNARY, &czk__v1__get_status_request__descriptor, czk__czk_status, true, false},
+    {CZKS, "GetMetrics", CZK__M_UNARY, &cuzk__v1__get_metrics_request__descriptor, czk__cuzk_get_metrics, true, false},
+    {CZKS, "Preload", CZK__M_UNARY, &czk__v1__preload_request__descriptor, czk__czk_preload, true, false},
+    {CZKS, "Evict", CZK__M_UNARY, &czk__v1__evict_request__descriptor, czk__czk_evict, true, false},
+    {CZKS, "Forget", CZK__M_UNARY, &czk__v1__forget_request__descriptor, czk__czk_forget, true, false},
+    {"grpc.health.v1.Health", "Check", CZK__M_UNARY, &grpc__health__v1__health_check_request__descriptor, czk__health_check, false, true},
+    {"grpc.health.v1.Health", "Watch", CZK__M_STREAM, &grpc__health__v1__health_check_request__descriptor, czk__health_watch, false, true},
+    {"grpc.reflection.v1.ServerReflection", "ServerReflectionInfo", CZK__M_BIDI, NULL, NULL, false, false},
+    {"grpc.reflection.v1alpha.ServerReflection", "ServerReflectionInfo", CZK__M_BIDI, NULL, NULL, false, false},
 };
-#define NMETHODS ((int)(sizeof methods / sizeof methods[0]))
-#define NCODES 17
+_Static_assert(sizeof czk__methods / sizeof czk__methods[0] == CZK__NMETHODS,
+               "CZK__NMETHODS (server_internal.h) is the number of rows of czk__methods");
 
 /* Service names for reflection's list_services and for health's per-service check. */
-static const char *const service_names[] = {
+const char *const czk__service_names[] = {
     CUZK, CZKS, "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection",
     "grpc.reflection.v1alpha.ServerReflection",
 };
-#define NSERVICES (sizeof service_names / sizeof service_names[0])
-
-struct czk_server {
-    czk_engine *engine;
-    grpc_server *gs;
-    int ncq;
-    grpc_completion_queue **cqs;
-    pthread_t *threads;
-    void *mhandles[NMETHODS];
-    uv_loop_t *loop;
-    uv_async_t inbox_async;
-    pthread_mutex_t inbox_mu;
-    inbox_item *inbox_head, *inbox_tail;
-    atomic_int calls_held;
-    atomic_bool draining;
-    atomic_bool shutdown_seen;
-    bool stopped;
-    char *token;
-    czk_reflection *refl;
-    tag shutdown_tag;
-    czk_http *http;
-    bool gpu_engine; /* the engine proves on GPUs (its status asks the driver) */
-    czk_listener *listener;
-    char tls_dir[256]; /* TLS: the private directory of gRPC's own listener socket */
-    char tls_sock[300];
-    uint64_t max_msg;
-    recv_pool pools[2];
-    /* Drain. */
-    pthread_t drain_thread;
-    bool drain_thread_started;
-    uint64_t grace_ms;
-    void (*on_stopped)(void *ctx);
-    void *on_stopped_ctx;
-    /* Refused calls' log lines: a token bucket, so that a flood of bad calls cannot fill
-     * the disk (REFUSAL_LOG_RATE lines a second, bursts of REFUSAL_LOG_BURST). */
-    pthread_mutex_t refusal_mu;
-    double refusal_tokens;
-    uint64_t refusal_last_us;
-    uint64_t refusal_dropped;   /* since the last line written, reported in it */
-    atomic_ulong refusal_dropped_total;
-    /* Metrics (go-grpc-prometheus names). */
-    atomic_ulong started[NMETHODS + 1];
-    atomic_ulong handled[NMETHODS + 1][NCODES];
-    atomic_ulong cancelled_calls;
-    /* The calls listed for the drain, by rpc_link list (under pend_mu), and the loop timer
-     * that notices changes of the serving status for health watches (engine readiness has
-     * no callback, so it is polled). */
-    pthread_mutex_t pend_mu;
-    rpc *list_head[2];
-    uv_timer_t hw_timer;
-    bool hw_timer_started;
-    int hw_last; /* serving status seen by the last poll */
-};
+_Static_assert(sizeof czk__service_names / sizeof czk__service_names[0] == CZK__NSERVICES,
+               "CZK__NSERVICES (server_internal.h) is the number of czk__service_names");
 
 /* ----------------------------------------------------------------------------------- */
 /* Inbox: work for the loop thread, from any thread                                      */
 /* ----------------------------------------------------------------------------------- */
 
-static void post(czk_server *s, void (*fn)(czk_server *, rpc *), rpc *r)
+void czk__server_post(czk_server *s, void (*fn)(czk_server *, czk__rpc *), czk__rpc *r)
 {
-    inbox_item *it = czk_malloc(sizeof *it);
+    czk__inbox_item *it = czk_malloc(sizeof *it);
     if (!it) abort(); /* a lost hand-off would leak a call forever; better to die loudly */
     it->next = NULL;
     it->fn = fn;
@@ -303,18 +128,18 @@ static void inbox_cb(uv_async_t *a)
 {
     czk_server *s = a->data;
     pthread_mutex_lock(&s->inbox_mu);
-    inbox_item *it = s->inbox_head;
+    czk__inbox_item *it = s->inbox_head;
     s->inbox_head = s->inbox_tail = NULL;
     pthread_mutex_unlock(&s->inbox_mu);
     while (it) {
-        inbox_item *next = it->next;
+        czk__inbox_item *next = it->next;
         it->fn(s, it->r);
         czk_free(it);
         it = next;
     }
 }
 
-static void check_stopped(czk_server *s, rpc *unused);
+static void check_stopped(czk_server *s, czk__rpc *unused);
 
 /* ----------------------------------------------------------------------------------- */
 /* Calls                                                                                 */
@@ -322,18 +147,18 @@ static void check_stopped(czk_server *s, rpc *unused);
 
 static void request_call(czk_server *s, int midx, int cq);
 
-static rpc *rpc_new(czk_server *s, int midx, int cq)
+static czk__rpc *rpc_new(czk_server *s, int midx, int cq)
 {
-    rpc *r = czk_calloc(1, sizeof *r);
+    czk__rpc *r = czk_calloc(1, sizeof *r);
     if (!r) return NULL;
     r->srv = s;
     r->midx = midx;
     r->cq = cq;
-    r->t_new = (tag){TAG_NEW, r};
-    r->t_close = (tag){TAG_CLOSE, r};
-    r->t_send = (tag){TAG_SEND, r};
-    r->t_recv = (tag){TAG_RECV, r};
-    r->t_status = (tag){TAG_STATUS, r};
+    r->t_new = (czk__tag){CZK__TAG_NEW, r};
+    r->t_close = (czk__tag){CZK__TAG_CLOSE, r};
+    r->t_send = (czk__tag){CZK__TAG_SEND, r};
+    r->t_recv = (czk__tag){CZK__TAG_RECV, r};
+    r->t_status = (czk__tag){CZK__TAG_STATUS, r};
     r->recv_pool = -1;
     r->queued_pool = -1;
     grpc_metadata_array_init(&r->md);
@@ -344,10 +169,10 @@ static rpc *rpc_new(czk_server *s, int midx, int cq)
 }
 
 /* Put r on the server's list `which`. */
-static void list_add(rpc *r, int which)
+void czk__rpc_list_add(czk__rpc *r, int which)
 {
     czk_server *s = r->srv;
-    struct rpc_link *l = &r->link[which];
+    struct czk__rpc_link *l = &r->link[which];
     pthread_mutex_lock(&s->pend_mu);
     l->prev = NULL;
     l->next = s->list_head[which];
@@ -357,10 +182,10 @@ static void list_add(rpc *r, int which)
     pthread_mutex_unlock(&s->pend_mu);
 }
 
-static void list_remove(rpc *r, int which)
+static void list_remove(czk__rpc *r, int which)
 {
     czk_server *s = r->srv;
-    struct rpc_link *l = &r->link[which];
+    struct czk__rpc_link *l = &r->link[which];
     pthread_mutex_lock(&s->pend_mu);
     if (l->listed) {
         if (l->prev) l->prev->link[which].next = l->next;
@@ -371,31 +196,31 @@ static void list_remove(rpc *r, int which)
     pthread_mutex_unlock(&s->pend_mu);
 }
 
-static void drop_payload(rpc *r);
+static void drop_payload(czk__rpc *r);
 
-static void rpc_free(rpc *r)
+static void rpc_free(czk__rpc *r)
 {
-    list_remove(r, RPC_LIST_PENDING);
-    list_remove(r, RPC_LIST_HEALTH);
+    list_remove(r, CZK__RPC_LIST_PENDING);
+    list_remove(r, CZK__RPC_LIST_HEALTH);
     grpc_metadata_array_destroy(&r->md);
     grpc_call_details_destroy(&r->details);
     drop_payload(r);
     if (r->req) protobuf_c_message_free_unpacked(r->req, NULL);
     pthread_mutex_destroy(&r->mu);
-    for (ev_node *n = r->q_head; n;) {
-        ev_node *next = n->next;
+    for (czk__ev_node *n = r->q_head; n;) {
+        czk__ev_node *next = n->next;
         czk_free(n);
         n = next;
     }
     czk_free(r);
 }
 
-static void rpc_ref(rpc *r) { atomic_fetch_add(&r->refs, 1); }
+void czk__rpc_ref(czk__rpc *r) { atomic_fetch_add(&r->refs, 1); }
 
 /* A reference to a call found on a server list, unless its count already reached zero
  * (its rpc_free is then waiting for the list's lock to unlist it): taking one from zero
  * would free it twice. */
-static bool rpc_tryref(rpc *r)
+static bool rpc_tryref(czk__rpc *r)
 {
     int n = atomic_load(&r->refs);
     while (n > 0)
@@ -403,17 +228,34 @@ static bool rpc_tryref(rpc *r)
     return false;
 }
 
-static void rpc_unref(rpc *r)
+/* The calls on list `which`, each with a reference (the caller drops them); NULL if none.
+ * References are taken under the lock, so that the replies can be sent outside it (a
+ * final unref takes it). */
+czk__rpc **czk__server_list_snapshot(czk_server *s, int which, size_t *n)
+{
+    size_t k = 0, cap = 0;
+    pthread_mutex_lock(&s->pend_mu);
+    for (czk__rpc *r = s->list_head[which]; r; r = r->link[which].next) cap++;
+    czk__rpc **list = cap ? czk_malloc(cap * sizeof *list) : NULL;
+    if (list)
+        for (czk__rpc *r = s->list_head[which]; r; r = r->link[which].next)
+            if (rpc_tryref(r)) list[k++] = r;
+    pthread_mutex_unlock(&s->pend_mu);
+    *n = k;
+    return list;
+}
+
+void czk__rpc_unref(czk__rpc *r)
 {
     if (atomic_fetch_sub(&r->refs, 1) != 1) return;
     czk_server *s = r->srv;
     if (r->call) grpc_call_unref(r->call);
     rpc_free(r);
     if (atomic_fetch_sub(&s->calls_held, 1) == 1 && atomic_load(&s->draining))
-        post(s, check_stopped, NULL);
+        czk__server_post(s, check_stopped, NULL);
 }
 
-static bool try_finish(rpc *r) { return !atomic_exchange(&r->finished, true); }
+bool czk__rpc_try_finish(czk__rpc *r) { return !atomic_exchange(&r->finished, true); }
 
 static grpc_byte_buffer *pack(const ProtobufCMessage *m)
 {
@@ -446,9 +288,9 @@ static ProtobufCMessage *unpack(const ProtobufCMessageDescriptor *d, grpc_byte_b
     return m;
 }
 
-static const char *method_label(const rpc *r)
+static const char *method_label(const czk__rpc *r)
 {
-    return r->midx < NMETHODS ? methods[r->midx].name : "unknown";
+    return r->midx < CZK__NMETHODS ? czk__methods[r->midx].name : "unknown";
 }
 
 #define REFUSAL_LOG_RATE 10.0
@@ -459,7 +301,7 @@ static const char *method_label(const rpc *r)
  * message names, request_id (or job) and the message. A call the client gave up on
  * (CANCELLED, DEADLINE_EXCEEDED) is no refusal. The daemon's own faults are warnings.
  */
-static void log_refusal(rpc *r, grpc_status_code code, const char *msg)
+static void log_refusal(czk__rpc *r, grpc_status_code code, const char *msg)
 {
     if (code == GRPC_STATUS_OK || code == GRPC_STATUS_CANCELLED ||
         code == GRPC_STATUS_DEADLINE_EXCEEDED)
@@ -502,21 +344,21 @@ static void log_refusal(rpc *r, grpc_status_code code, const char *msg)
 }
 
 /* Note what a call is about, for its refusal's log line. */
-static void note_request_id(rpc *r, const char *request_id)
+void czk__rpc_note_request_id(czk__rpc *r, const char *request_id)
 {
     czk__log_text(request_id, strlen(request_id), r->log_rid, sizeof r->log_rid);
 }
 
-static void note_job(rpc *r, const char *job_id)
+void czk__rpc_note_job(czk__rpc *r, const char *job_id)
 {
     snprintf(r->job_id, sizeof r->job_id, "%s", job_id);
 }
 
 /*
  * The call's final status, with an optional last message. Exactly one caller wins
- * try_finish(); the others drop their reply. Safe from any thread.
+ * czk__rpc_try_finish(); the others drop their reply. Safe from any thread.
  */
-static void finish(rpc *r, grpc_status_code code, const char *msg, const ProtobufCMessage *m)
+void czk__rpc_finish(czk__rpc *r, grpc_status_code code, const char *msg, const ProtobufCMessage *m)
 {
     grpc_op ops[3];
     memset(ops, 0, sizeof ops);
@@ -538,40 +380,40 @@ static void finish(rpc *r, grpc_status_code code, const char *msg, const Protobu
     ops[n].data.send_status_from_server.status = code;
     ops[n].data.send_status_from_server.status_details = msg && *msg ? &r->status_slice : NULL;
     n++;
-    atomic_fetch_add(&r->srv->handled[r->midx][code < NCODES ? code : GRPC_STATUS_UNKNOWN], 1);
+    atomic_fetch_add(&r->srv->handled[r->midx][code < CZK__NCODES ? code : GRPC_STATUS_UNKNOWN], 1);
     log_refusal(r, code, msg);
-    rpc_ref(r);
+    czk__rpc_ref(r);
     grpc_call_error e = grpc_call_start_batch(r->call, ops, n, &r->t_status, NULL);
     if (e != GRPC_CALL_OK) {
         CZK_LOG_ERROR("grpc_call_start_batch failed", "method=%s error=%d", method_label(r), (int)e);
-        rpc_unref(r);
+        czk__rpc_unref(r);
     }
 }
 
-static void reply(rpc *r, grpc_status_code code, const char *msg, const ProtobufCMessage *m)
+void czk__rpc_reply(czk__rpc *r, grpc_status_code code, const char *msg, const ProtobufCMessage *m)
 {
-    if (try_finish(r)) finish(r, code, msg, m);
+    if (czk__rpc_try_finish(r)) czk__rpc_finish(r, code, msg, m);
 }
 
-static void reply_err(rpc *r, czk_status st, const czk_err *err)
+void czk__rpc_reply_err(czk__rpc *r, czk_status st, const czk_err *err)
 {
     char msg[CZK_ERR_MSG_MAX + 64];
     snprintf(msg, sizeof msg, "%s: %s", czk_status_name(st),
              err && err->msg[0] ? err->msg : czk_strerror(st));
-    reply(r, czk__grpc_code(st, false), msg, NULL);
+    czk__rpc_reply(r, czk__grpc_code(st, false), msg, NULL);
 }
 
 /* For calls that name a job: ENOENT is NOT_FOUND, with a message naming the id. */
-static void reply_job_err(rpc *r, czk_status st, const czk_err *err, const char *job_id)
+void czk__rpc_reply_job_err(czk__rpc *r, czk_status st, const czk_err *err, const char *job_id)
 {
     char msg[CZK_ERR_MSG_MAX + 64];
     if (st == CZK_ENOENT) snprintf(msg, sizeof msg, "job_id: no job '%s'", job_id);
     else snprintf(msg, sizeof msg, "%s: %s", czk_status_name(st), err && err->msg[0] ? err->msg : czk_strerror(st));
-    reply(r, czk__grpc_code(st, true), msg, NULL);
+    czk__rpc_reply(r, czk__grpc_code(st, true), msg, NULL);
 }
 
 /* Send one stream message (the first carries the initial metadata). */
-static void send_msg(rpc *r, const ProtobufCMessage *m)
+void czk__rpc_send_msg(czk__rpc *r, const ProtobufCMessage *m)
 {
     grpc_op ops[2];
     memset(ops, 0, sizeof ops);
@@ -584,25 +426,25 @@ static void send_msg(rpc *r, const ProtobufCMessage *m)
     ops[n].op = GRPC_OP_SEND_MESSAGE;
     ops[n].data.send_message.send_message = r->send_bb;
     n++;
-    rpc_ref(r);
-    if (grpc_call_start_batch(r->call, ops, n, &r->t_send, NULL) != GRPC_CALL_OK) rpc_unref(r);
+    czk__rpc_ref(r);
+    if (grpc_call_start_batch(r->call, ops, n, &r->t_send, NULL) != GRPC_CALL_OK) czk__rpc_unref(r);
 }
 
-static void start_recv(rpc *r)
+static void start_recv(czk__rpc *r)
 {
     grpc_op op;
     memset(&op, 0, sizeof op);
     op.op = GRPC_OP_RECV_MESSAGE;
     op.data.recv_message.recv_message = &r->recv_bb;
-    rpc_ref(r);
-    if (grpc_call_start_batch(r->call, &op, 1, &r->t_recv, NULL) != GRPC_CALL_OK) rpc_unref(r);
+    czk__rpc_ref(r);
+    if (grpc_call_start_batch(r->call, &op, 1, &r->t_recv, NULL) != GRPC_CALL_OK) czk__rpc_unref(r);
 }
 
 /* ----------------------------------------------------------------------------------- */
 /* Request dispatch                                                                      */
 /* ----------------------------------------------------------------------------------- */
 
-static bool authorized(const rpc *r)
+static bool authorized(const czk__rpc *r)
 {
     const char *tok = r->srv->token;
     if (!tok || !*tok) return true;
@@ -620,16 +462,15 @@ static bool authorized(const rpc *r)
     return false;
 }
 
-static bool decode_request(rpc *r);
-static int pool_acquire(czk_server *s, int which, rpc *r);
-static void pool_leave(rpc *r);
-static void start_request_recv(rpc *r);
+static bool decode_request(czk__rpc *r);
+static int pool_acquire(czk_server *s, int which, czk__rpc *r);
+static void start_request_recv(czk__rpc *r);
 
 /* Handlers copy what outlives them (the job id), so the request is freed once they
  * return: a Prove waiting for hours must not keep a 51 MB C1 output alive. */
-static void run_handler(rpc *r)
+static void run_handler(czk__rpc *r)
 {
-    if (decode_request(r)) methods[r->midx].fn(r, r->req);
+    if (decode_request(r)) czk__methods[r->midx].fn(r, r->req);
     if (r->req) protobuf_c_message_free_unpacked(r->req, NULL);
     r->req = NULL;
 }
@@ -641,23 +482,22 @@ static void work_cb(uv_work_t *w)
 
 static void after_work_cb(uv_work_t *w, int status)
 {
-    rpc *r = w->data;
-    if (status == UV_ECANCELED) reply(r, GRPC_STATUS_UNAVAILABLE, "daemon shutting down", NULL);
-    rpc_unref(r);
+    czk__rpc *r = w->data;
+    if (status == UV_ECANCELED) czk__rpc_reply(r, GRPC_STATUS_UNAVAILABLE, "daemon shutting down", NULL);
+    czk__rpc_unref(r);
 }
 
-static void queue_work(czk_server *s, rpc *r)
+static void queue_work(czk_server *s, czk__rpc *r)
 {
     r->work.data = r;
     if (uv_queue_work(s->loop, &r->work, work_cb, after_work_cb) != 0) {
-        reply(r, GRPC_STATUS_INTERNAL, "cannot queue work", NULL);
-        rpc_unref(r);
+        czk__rpc_reply(r, GRPC_STATUS_INTERNAL, "cannot queue work", NULL);
+        czk__rpc_unref(r);
     }
 }
 
-static void reflection_recv_done(rpc *r, bool ok);
 
-static void on_new_call(czk_server *s, rpc *r)
+static void on_new_call(czk_server *s, czk__rpc *r)
 {
     atomic_fetch_add(&s->calls_held, 1);
     atomic_fetch_add(&s->started[r->midx], 1);
@@ -667,27 +507,27 @@ static void on_new_call(czk_server *s, rpc *r)
     memset(&op, 0, sizeof op);
     op.op = GRPC_OP_RECV_CLOSE_ON_SERVER;
     op.data.recv_close_on_server.cancelled = &r->cancelled;
-    rpc_ref(r);
-    if (grpc_call_start_batch(r->call, &op, 1, &r->t_close, NULL) != GRPC_CALL_OK) rpc_unref(r);
+    czk__rpc_ref(r);
+    if (grpc_call_start_batch(r->call, &op, 1, &r->t_close, NULL) != GRPC_CALL_OK) czk__rpc_unref(r);
 
-    if (r->midx == NMETHODS) {
+    if (r->midx == CZK__NMETHODS) {
         char *m = grpc_slice_to_c_string(r->details.method);
         char msg[600];
         snprintf(msg, sizeof msg, "unknown method %s", m);
         gpr_free(m);
-        reply(r, GRPC_STATUS_UNIMPLEMENTED, msg, NULL);
-        rpc_unref(r);
+        czk__rpc_reply(r, GRPC_STATUS_UNIMPLEMENTED, msg, NULL);
+        czk__rpc_unref(r);
         return;
     }
-    const method *m = &methods[r->midx];
+    const czk__method *m = &czk__methods[r->midx];
     if (!m->no_auth && !authorized(r)) {
-        reply(r, GRPC_STATUS_UNAUTHENTICATED, "missing or wrong 'authorization: Bearer' token", NULL);
-        rpc_unref(r);
+        czk__rpc_reply(r, GRPC_STATUS_UNAUTHENTICATED, "missing or wrong 'authorization: Bearer' token", NULL);
+        czk__rpc_unref(r);
         return;
     }
-    if (m->type == M_BIDI) {
+    if (m->type == CZK__M_BIDI) {
         start_recv(r);
-        rpc_unref(r);
+        czk__rpc_unref(r);
         return;
     }
     /* The handler's reference travels with the call into the pool's queue. */
@@ -695,8 +535,8 @@ static void on_new_call(czk_server *s, rpc *r)
     if (got == POOL_GOT) {
         start_request_recv(r);
     } else if (got == POOL_FULL) {
-        reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "too many calls without a token being read at once; retry", NULL);
-        rpc_unref(r);
+        czk__rpc_reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "too many calls without a token being read at once; retry", NULL);
+        czk__rpc_unref(r);
     }
 }
 
@@ -706,9 +546,9 @@ static void on_new_call(czk_server *s, rpc *r)
 
 /* A slot for r (POOL_GOT), or r waits in the pool's queue for one (POOL_QUEUED), or the
  * queue is full (POOL_FULL: r holds nothing). */
-static int pool_acquire(czk_server *s, int which, rpc *r)
+static int pool_acquire(czk_server *s, int which, czk__rpc *r)
 {
-    recv_pool *p = &s->pools[which];
+    czk__recv_pool *p = &s->pools[which];
     pthread_mutex_lock(&p->mu);
     int got = p->busy < p->max ? POOL_GOT : p->max_waiting && p->waiting >= p->max_waiting ? POOL_FULL : POOL_QUEUED;
     if (got != POOL_FULL) r->recv_pool = which;
@@ -728,15 +568,15 @@ static int pool_acquire(czk_server *s, int which, rpc *r)
 }
 
 /* Frees the message's bytes and hands the slot to the next waiting call, if any. */
-static void drop_payload(rpc *r)
+static void drop_payload(czk__rpc *r)
 {
     if (r->payload) grpc_byte_buffer_destroy(r->payload);
     r->payload = NULL;
     if (r->recv_pool < 0) return;
-    recv_pool *p = &r->srv->pools[r->recv_pool];
+    czk__recv_pool *p = &r->srv->pools[r->recv_pool];
     r->recv_pool = -1;
     pthread_mutex_lock(&p->mu);
-    rpc *next = p->head;
+    czk__rpc *next = p->head;
     if (next) {
         p->head = next->pool_next;
         if (!p->head) p->tail = NULL;
@@ -753,14 +593,14 @@ static void drop_payload(rpc *r)
 
 /* A call cancelled while it waits for a slot leaves the queue at once, with the handler's
  * reference: a flood of streams opened and reset must not fill the queue with dead ones. */
-static void pool_leave(rpc *r)
+void czk__rpc_pool_leave(czk__rpc *r)
 {
     if (r->queued_pool < 0) return;
-    recv_pool *p = &r->srv->pools[r->queued_pool];
+    czk__recv_pool *p = &r->srv->pools[r->queued_pool];
     pthread_mutex_lock(&p->mu);
     bool found = false;
     if (r->pool_queued) {
-        for (rpc **pp = &p->head, *prev = NULL; *pp; prev = *pp, pp = &(*pp)->pool_next) {
+        for (czk__rpc **pp = &p->head, *prev = NULL; *pp; prev = *pp, pp = &(*pp)->pool_next) {
             if (*pp != r) continue;
             *pp = r->pool_next;
             if (p->tail == r) p->tail = prev;
@@ -772,11 +612,11 @@ static void pool_leave(rpc *r)
         r->recv_pool = -1;
     }
     pthread_mutex_unlock(&p->mu);
-    if (found) rpc_unref(r);
+    if (found) czk__rpc_unref(r);
 }
 
 /* Batch R: the request's one message (the handler's reference is held meanwhile). */
-static void start_request_recv(rpc *r)
+static void start_request_recv(czk__rpc *r)
 {
     grpc_op op;
     memset(&op, 0, sizeof op);
@@ -784,11 +624,11 @@ static void start_request_recv(rpc *r)
     op.data.recv_message.recv_message = &r->recv_bb;
     if (grpc_call_start_batch(r->call, &op, 1, &r->t_recv, NULL) != GRPC_CALL_OK) {
         drop_payload(r);
-        rpc_unref(r);
+        czk__rpc_unref(r);
     }
 }
 
-static void request_received(rpc *r, bool ok)
+static void request_received(czk__rpc *r, bool ok)
 {
     czk_server *s = r->srv;
     r->payload = r->recv_bb;
@@ -796,8 +636,8 @@ static void request_received(rpc *r, bool ok)
     if (!ok || !r->payload) {
         /* Cancelled, or the client half-closed without a message. */
         drop_payload(r);
-        if (ok) reply(r, GRPC_STATUS_INVALID_ARGUMENT, "request: the call carried no message", NULL);
-        rpc_unref(r);
+        if (ok) czk__rpc_reply(r, GRPC_STATUS_INVALID_ARGUMENT, "request: the call carried no message", NULL);
+        czk__rpc_unref(r);
         return;
     }
     /* The status calls read the engine's counters under its lock. On the CPU back end that
@@ -805,22 +645,22 @@ static void request_received(rpc *r, bool ok)
      * millisecond while a proof runs on every core (two fewer thread hand-offs); with GPUs
      * they also ask the driver for free memory, which can wait behind a page-locking
      * allocation, so they go to the pool. */
-    const method *m = &methods[r->midx];
-    bool status_call = m->fn == h_get_status || m->fn == h_czk_status;
+    const czk__method *m = &czk__methods[r->midx];
+    bool status_call = m->fn == czk__cuzk_get_status || m->fn == czk__czk_status;
     if (m->heavy && !(status_call && !s->gpu_engine)) {
         /* Decoded on the pool too: a 51 MB C1 output takes 0.2-0.4 s to copy out of the
          * byte buffer and unpack on a loaded machine, too long for a polling thread. */
-        post(s, queue_work, r);
+        czk__server_post(s, queue_work, r);
         return;
     }
     run_handler(r);
-    rpc_unref(r);
+    czk__rpc_unref(r);
 }
 
 /* Unpacks the request; on failure answers INVALID_ARGUMENT and returns false. */
-static bool decode_request(rpc *r)
+static bool decode_request(czk__rpc *r)
 {
-    const method *m = &methods[r->midx];
+    const czk__method *m = &czk__methods[r->midx];
     char bad[128];
     czk_text_fault fault;
     const uint64_t t0 = czk_clock_us();
@@ -835,7 +675,7 @@ static bool decode_request(rpc *r)
     if (!r->req) {
         char msg[256];
         snprintf(msg, sizeof msg, "request: cannot decode %s (%zu bytes of protobuf)", m->req_desc->name, bytes);
-        reply(r, GRPC_STATUS_INVALID_ARGUMENT, msg, NULL);
+        czk__rpc_reply(r, GRPC_STATUS_INVALID_ARGUMENT, msg, NULL);
         return false;
     }
     if (fault != CZK_TEXT_OK) {
@@ -845,14 +685,12 @@ static bool decode_request(rpc *r)
         snprintf(msg, sizeof msg, "%s: %s", bad,
                  fault == CZK_TEXT_CONTROL ? "holds a control character (NUL included)"
                                            : "is not valid UTF-8");
-        reply(r, GRPC_STATUS_INVALID_ARGUMENT, msg, NULL);
+        czk__rpc_reply(r, GRPC_STATUS_INVALID_ARGUMENT, msg, NULL);
         return false;
     }
     return true;
 }
 
-static void on_cancelled(rpc *r);
-static void watch_sent(rpc *r);
 
 static void *cq_thread(void *arg)
 {
@@ -863,14 +701,14 @@ static void *cq_thread(void *arg)
         grpc_event ev = grpc_completion_queue_next(s->cqs[cq], gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
         if (ev.type == GRPC_QUEUE_SHUTDOWN) break;
         if (ev.type != GRPC_OP_COMPLETE) continue;
-        tag *t = ev.tag;
-        rpc *r = t->r;
+        czk__tag *t = ev.tag;
+        czk__rpc *r = t->r;
         switch (t->kind) {
-        case TAG_SHUTDOWN:
+        case CZK__TAG_SHUTDOWN:
             atomic_store(&s->shutdown_seen, true);
-            post(s, check_stopped, NULL);
+            czk__server_post(s, check_stopped, NULL);
             break;
-        case TAG_NEW:
+        case CZK__TAG_NEW:
             if (!ev.success) { /* the server is shutting down: no call was made */
                 rpc_free(r);
                 break;
@@ -878,7 +716,7 @@ static void *cq_thread(void *arg)
             if (!atomic_load(&s->draining)) request_call(s, r->midx, cq);
             on_new_call(s, r);
             break;
-        case TAG_CLOSE:
+        case CZK__TAG_CLOSE:
             if (r->cancelled) {
                 atomic_fetch_add(&s->cancelled_calls, 1);
                 /* Counted against the connection (rapid reset), unless the drain did it. */
@@ -887,34 +725,34 @@ static void *cq_thread(void *arg)
                     czk__listener_client_cancel(s->listener, peer);
                     gpr_free(peer);
                 }
-                on_cancelled(r);
+                czk__await_on_cancelled(r);
             }
-            rpc_unref(r);
+            czk__rpc_unref(r);
             break;
-        case TAG_SEND:
+        case CZK__TAG_SEND:
             if (r->send_bb) grpc_byte_buffer_destroy(r->send_bb);
             r->send_bb = NULL;
-            if (r->midx < NMETHODS && methods[r->midx].type == M_BIDI) {
+            if (r->midx < CZK__NMETHODS && czk__methods[r->midx].type == CZK__M_BIDI) {
                 if (ev.success) start_recv(r);
             } else if (ev.success) {
-                watch_sent(r);
+                czk__watch_sent(r);
             }
-            rpc_unref(r);
+            czk__rpc_unref(r);
             break;
-        case TAG_RECV:
-            if (methods[r->midx].type == M_BIDI) {
-                reflection_recv_done(r, ev.success);
-                rpc_unref(r);
+        case CZK__TAG_RECV:
+            if (czk__methods[r->midx].type == CZK__M_BIDI) {
+                czk__reflection_recv_done(r, ev.success);
+                czk__rpc_unref(r);
             } else {
                 request_received(r, ev.success); /* keeps or drops the handler's reference */
             }
             break;
-        case TAG_STATUS:
+        case CZK__TAG_STATUS:
             if (r->send_bb) grpc_byte_buffer_destroy(r->send_bb);
             r->send_bb = NULL;
             if (r->status_slice_set) grpc_slice_unref(r->status_slice);
             r->status_slice_set = false;
-            rpc_unref(r);
+            czk__rpc_unref(r);
             break;
         }
     }
@@ -923,10 +761,10 @@ static void *cq_thread(void *arg)
 
 static void request_call(czk_server *s, int midx, int cq)
 {
-    rpc *r = rpc_new(s, midx, cq);
+    czk__rpc *r = rpc_new(s, midx, cq);
     if (!r) return;
     grpc_call_error e;
-    if (midx == NMETHODS)
+    if (midx == CZK__NMETHODS)
         e = grpc_server_request_call(s->gs, &r->call, &r->details, &r->md, s->cqs[cq], s->cqs[cq],
                                      &r->t_new);
     else
@@ -934,1224 +772,6 @@ static void request_call(czk_server *s, int midx, int cq)
                                                 &r->md, NULL, s->cqs[cq], s->cqs[cq], &r->t_new);
     if (e != GRPC_CALL_OK) rpc_free(r);
 }
-
-/* ----------------------------------------------------------------------------------- */
-/* Conversions                                                                           */
-/* ----------------------------------------------------------------------------------- */
-
-/* The C strings of protobuf-c messages are `char *`; we only ever read them through the
- * packer, so pointing them at const data is safe. */
-#define S(x) ((char *)(x))
-
-static void fill_timings(Czk__V1__Timings *t, const czk_job_timings *src)
-{
-    t->queue_wait_ms = src->queue_wait_ms;
-    t->srs_load_ms = src->srs_load_ms;
-    t->synthesis_ms = src->synthesis_ms;
-    t->gpu_compute_ms = src->gpu_compute_ms;
-    t->finalize_ms = src->finalize_ms;
-    t->total_ms = src->total_ms;
-}
-
-static void fill_job(Czk__V1__Job *j, Czk__V1__Timings *t, const czk_job_info *in, bool proof)
-{
-    j->job_id = S(in->job_id);
-    j->request_id = S(in->request_id);
-    j->kind = (Czk__V1__Kind)in->kind;
-    j->priority = (Cuzk__V1__Priority)in->priority;
-    j->state = (Czk__V1__JobState)in->state;
-    j->circuit_id = S(in->circuit_id);
-    j->partitions = in->partitions;
-    j->partitions_synthesized = in->partitions_synthesized;
-    j->partitions_proved = in->partitions_proved;
-    j->queue_position = in->queue_position;
-    j->assigned_gpu = S(in->assigned_gpu);
-    j->submitted_unix_ms = in->submitted_unix_ms;
-    j->finished_unix_ms = in->finished_unix_ms;
-    fill_timings(t, &in->timings);
-    j->timings = t;
-    if (in->state == CZK_JOB_FAILED || in->state == CZK_JOB_CANCELLED) {
-        j->error_code = S(in->error != CZK_OK ? czk_status_name(in->error) : "");
-        j->error_message = S(in->error_message);
-    }
-    if (proof && in->proof) {
-        j->proof.data = in->proof;
-        j->proof.len = in->proof_len;
-    }
-}
-
-static void fill_await_proof(Cuzk__V1__AwaitProofResponse *a, const czk_job_info *in, bool timed_out)
-{
-    a->job_id = S(in->job_id);
-    if (timed_out) a->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__TIMEOUT;
-    else if (in->state == CZK_JOB_DONE) a->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED;
-    else if (in->state == CZK_JOB_FAILED) a->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__FAILED;
-    else if (in->state == CZK_JOB_CANCELLED) a->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__CANCELLED;
-    else a->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__UNKNOWN;
-    if (in->state == CZK_JOB_DONE && in->proof) {
-        a->proof.data = in->proof;
-        a->proof.len = in->proof_len;
-    }
-    a->error_message = S(in->error_message);
-    a->queue_wait_ms = in->timings.queue_wait_ms;
-    a->srs_load_ms = in->timings.srs_load_ms;
-    a->synthesis_ms = in->timings.synthesis_ms;
-    a->gpu_compute_ms = in->timings.gpu_compute_ms;
-    a->total_ms = in->timings.total_ms;
-}
-
-/* The request's filecoin fields into the engine's request (borrowing the message). */
-static czk_status fil_request(czk_job_request *q, const Cuzk__V1__SubmitProofRequest *p,
-                              const uint8_t **ptrs, size_t *lens, czk_err *err)
-{
-    q->sector_size = p->sector_size;
-    q->registered_proof = p->registered_proof;
-    q->vanilla_proof = p->vanilla_proof.data;
-    q->vanilla_proof_len = p->vanilla_proof.len;
-    for (size_t i = 0; i < p->n_vanilla_proofs; i++) {
-        ptrs[i] = p->vanilla_proofs[i].data;
-        lens[i] = p->vanilla_proofs[i].len;
-    }
-    q->vanilla_proofs = ptrs;
-    q->vanilla_proof_lens = lens;
-    q->n_vanilla_proofs = p->n_vanilla_proofs;
-    q->sector_number = p->sector_number;
-    q->miner_id = p->miner_id;
-    q->randomness = p->randomness.data;
-    q->randomness_len = p->randomness.len;
-    q->partition_index = p->partition_index;
-    q->comm_r_old = p->comm_r_old.data;
-    q->comm_r_old_len = p->comm_r_old.len;
-    q->comm_r_new = p->comm_r_new.data;
-    q->comm_r_new_len = p->comm_r_new.len;
-    q->comm_d_new = p->comm_d_new.data;
-    q->comm_d_new_len = p->comm_d_new.len;
-    (void)err;
-    return CZK_OK;
-}
-
-static bool valid_priority(int p) { return p >= 0 && p <= 4; }
-
-/*
- * Submit from either API. Checks what the engine's header leaves to the edge (enum ranges,
- * draining), then the engine validates the payload and journals it.
- */
-static czk_status do_submit(rpc *r, czk_job_request *q, czk_job_info *out, czk_err *err)
-{
-    if (atomic_load(&r->srv->draining))
-        return czk_err_set(err, CZK_EBUSY, "the daemon is draining; submit to another or retry later");
-    if (!valid_priority((int)q->priority))
-        return czk_err_set(err, CZK_EINVAL, "priority: %d is not a known Priority", (int)q->priority);
-    return czk_engine_submit(r->srv->engine, q, out, err);
-}
-
-/* ----------------------------------------------------------------------------------- */
-/* Await: engine callback, timer, or cancellation                                         */
-/* ----------------------------------------------------------------------------------- */
-
-static void send_await_reply(rpc *r, const czk_job_info *info, bool timed_out)
-{
-    czk_server *s = r->srv;
-    /* A job the engine cancelled because the daemon is draining is still journaled and
-     * will run after the restart: tell the client to retry, not that it was cancelled. */
-    if (!timed_out && info->state == CZK_JOB_CANCELLED && atomic_load(&s->draining)) {
-        finish(r, GRPC_STATUS_UNAVAILABLE,
-               "the daemon is shutting down; the job stays journaled and runs after the restart",
-               NULL);
-        return;
-    }
-    if (r->czk_api) {
-        Czk__V1__AwaitResponse a = CZK__V1__AWAIT_RESPONSE__INIT;
-        Czk__V1__Job j = CZK__V1__JOB__INIT;
-        Czk__V1__Timings t = CZK__V1__TIMINGS__INIT;
-        fill_job(&j, &t, info, !r->omit_proof);
-        a.job = &j;
-        a.timed_out = timed_out;
-        finish(r, GRPC_STATUS_OK, NULL, &a.base);
-    } else if (r->midx == 2) { /* cuzk Prove */
-        Cuzk__V1__ProveResponse p = CUZK__V1__PROVE_RESPONSE__INIT;
-        Cuzk__V1__AwaitProofResponse a = CUZK__V1__AWAIT_PROOF_RESPONSE__INIT;
-        fill_await_proof(&a, info, timed_out);
-        p.result = &a;
-        finish(r, GRPC_STATUS_OK, NULL, &p.base);
-    } else {
-        Cuzk__V1__AwaitProofResponse a = CUZK__V1__AWAIT_PROOF_RESPONSE__INIT;
-        fill_await_proof(&a, info, timed_out);
-        finish(r, GRPC_STATUS_OK, NULL, &a.base);
-    }
-}
-
-static void timer_close_cb(uv_handle_t *h)
-{
-    rpc_unref(h->data);
-}
-
-static void stop_timer(czk_server *s, rpc *r)
-{
-    (void)s;
-    if (r->timer_started && !r->timer_closed) {
-        r->timer_closed = true;
-        uv_timer_stop(&r->timer);
-        uv_close((uv_handle_t *)&r->timer, timer_close_cb);
-    }
-    rpc_unref(r); /* the reference that came with this inbox item */
-}
-
-static void await_done(void *ctx, const czk_job_info *info)
-{
-    rpc *r = ctx;
-    if (try_finish(r)) {
-        send_await_reply(r, info, false);
-        if (r->timeout_ms) {
-            rpc_ref(r);
-            post(r->srv, stop_timer, r);
-        }
-    }
-    rpc_unref(r); /* the registration's reference */
-}
-
-/* Remove the engine registration if it has not fired; drops its reference if so. */
-static void cancel_registration(rpc *r)
-{
-    pthread_mutex_lock(&r->mu);
-    bool reg = r->done_registered;
-    r->done_registered = false;
-    uint64_t h = r->done_handle;
-    pthread_mutex_unlock(&r->mu);
-    if (reg && czk_engine_on_done_cancel(r->srv->engine, h)) rpc_unref(r);
-}
-
-static void timer_cb(uv_timer_t *t)
-{
-    rpc *r = t->data;
-    if (try_finish(r)) {
-        cancel_registration(r);
-        czk_job_info info;
-        czk_err err;
-        czk_status st = czk_engine_get(r->srv->engine, r->job_id, false, &info, &err);
-        if (st == CZK_OK) {
-            send_await_reply(r, &info, true);
-            czk_job_info_clear(&info);
-        } else {
-            finish(r, czk__grpc_code(st, true), err.msg, NULL);
-        }
-    }
-    r->timer_closed = true;
-    uv_close((uv_handle_t *)t, timer_close_cb);
-}
-
-static void start_timer(czk_server *s, rpc *r)
-{
-    /* Already answered (the job was done at registration): no timer needed. */
-    if (atomic_load(&r->finished) || r->timer_closed) {
-        rpc_unref(r);
-        return;
-    }
-    uv_timer_init(s->loop, &r->timer);
-    r->timer.data = r;
-    r->timer_started = true;
-    uv_timer_start(&r->timer, timer_cb, r->timeout_ms, 0); /* keeps the inbox reference */
-}
-
-/* Register for the job's completion; answers at once if it is already terminal. */
-static void start_await(rpc *r, const char *job_id, uint64_t timeout_ms)
-{
-    snprintf(r->job_id, sizeof r->job_id, "%s", job_id);
-    r->timeout_ms = timeout_ms;
-    if (strlen(job_id) >= CZK_JOB_ID_MAX) {
-        reply(r, czk__grpc_code(CZK_ENOENT, true), "job_id: too long to be a job id", NULL);
-        return;
-    }
-    if (timeout_ms) {
-        rpc_ref(r);
-        post(r->srv, start_timer, r);
-    }
-    czk_err err;
-    rpc_ref(r); /* for the registration */
-    pthread_mutex_lock(&r->mu);
-    uint64_t h = 0;
-    czk_status st = czk_engine_on_done(r->srv->engine, job_id, await_done, r, &h, &err);
-    if (st == CZK_OK) {
-        r->done_handle = h;
-        r->done_registered = true;
-    }
-    pthread_mutex_unlock(&r->mu);
-    if (st != CZK_OK) {
-        rpc_unref(r);
-        if (try_finish(r)) {
-            char msg[CZK_ERR_MSG_MAX + 64];
-            if (st == CZK_ENOENT) snprintf(msg, sizeof msg, "job_id: no job '%s'", job_id);
-            else snprintf(msg, sizeof msg, "%s: %s", czk_status_name(st), err.msg);
-            finish(r, czk__grpc_code(st, true), msg, NULL);
-        }
-        return;
-    }
-    list_add(r, RPC_LIST_PENDING);
-    /* A call cancelled while we registered: on_cancelled may have run before the
-     * registration existed, so check again. */
-    if (r->cancelled) cancel_registration(r);
-}
-
-static void on_cancelled(rpc *r)
-{
-    try_finish(r); /* nothing more will be sent */
-    pool_leave(r);
-    cancel_registration(r);
-    if (r->timeout_ms) {
-        rpc_ref(r);
-        post(r->srv, stop_timer, r);
-    }
-    pthread_mutex_lock(&r->mu);
-    bool unwatch = r->watch_registered && r->watch_active;
-    r->watch_active = false;
-    r->watch_ended = true;
-    pthread_mutex_unlock(&r->mu);
-    if (unwatch) {
-        czk_engine_unwatch(r->srv->engine, r->watch_handle);
-        rpc_unref(r);
-    }
-}
-
-/* ----------------------------------------------------------------------------------- */
-/* cuzk.v1.ProvingEngine                                                                  */
-/* ----------------------------------------------------------------------------------- */
-
-static void h_submit_proof(rpc *r, ProtobufCMessage *m)
-{
-    Cuzk__V1__SubmitProofRequest *p = (Cuzk__V1__SubmitProofRequest *)m;
-    note_request_id(r, p->request_id);
-    if (p->proof_kind < 1 || p->proof_kind > 4) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "proof_kind: %d is not POREP_SEAL_COMMIT, SNAP_DEALS_UPDATE, "
-                                  "WINDOW_POST_PARTITION or WINNING_POST", (int)p->proof_kind);
-        reply(r, GRPC_STATUS_INVALID_ARGUMENT, msg, NULL);
-        return;
-    }
-    czk_job_request q;
-    memset(&q, 0, sizeof q);
-    const uint8_t **ptrs = czk_calloc(p->n_vanilla_proofs + 1, sizeof *ptrs);
-    size_t *lens = czk_calloc(p->n_vanilla_proofs + 1, sizeof *lens);
-    czk_err err;
-    czk_err_clear(&err);
-    if (!ptrs || !lens) {
-        reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory", NULL);
-        goto out;
-    }
-    note_request_id(r, p->request_id);
-    q.request_id = p->request_id;
-    q.kind = (czk_job_kind)p->proof_kind;
-    q.priority = (czk_job_priority)p->priority;
-    fil_request(&q, p, ptrs, lens, &err);
-    czk_job_info info;
-    czk_status st = do_submit(r, &q, &info, &err);
-    if (st != CZK_OK) {
-        reply_err(r, st, &err);
-        goto out;
-    }
-    if (r->midx == 2) { /* Prove: now wait for it */
-        char id[CZK_JOB_ID_MAX];
-        snprintf(id, sizeof id, "%s", info.job_id);
-        czk_job_info_clear(&info);
-        start_await(r, id, 0);
-        goto out;
-    }
-    Cuzk__V1__SubmitProofResponse resp = CUZK__V1__SUBMIT_PROOF_RESPONSE__INIT;
-    resp.job_id = info.job_id;
-    resp.queue_position = info.queue_position;
-    resp.assigned_gpu = info.assigned_gpu;
-    reply(r, GRPC_STATUS_OK, NULL, &resp.base);
-    czk_job_info_clear(&info);
-out:
-    czk_free(ptrs);
-    czk_free(lens);
-}
-
-static void h_await_proof(rpc *r, ProtobufCMessage *m)
-{
-    Cuzk__V1__AwaitProofRequest *a = (Cuzk__V1__AwaitProofRequest *)m;
-    start_await(r, a->job_id, a->timeout_ms);
-}
-
-static void h_prove(rpc *r, ProtobufCMessage *m)
-{
-    Cuzk__V1__ProveRequest *p = (Cuzk__V1__ProveRequest *)m;
-    if (!p->submit) {
-        reply(r, GRPC_STATUS_INVALID_ARGUMENT, "submit: missing", NULL);
-        return;
-    }
-    h_submit_proof(r, &p->submit->base);
-}
-
-static czk_status do_cancel(rpc *r, const char *job_id, bool *was_running)
-{
-    note_job(r, job_id);
-    czk_err err;
-    czk_status st = czk_engine_cancel(r->srv->engine, job_id, was_running, &err);
-    if (st != CZK_OK) reply_job_err(r, st, &err, job_id);
-    return st;
-}
-
-static void h_cancel_proof(rpc *r, ProtobufCMessage *m)
-{
-    Cuzk__V1__CancelProofRequest *c = (Cuzk__V1__CancelProofRequest *)m;
-    bool was_running = false;
-    if (do_cancel(r, c->job_id, &was_running) != CZK_OK) return;
-    Cuzk__V1__CancelProofResponse resp = CUZK__V1__CANCEL_PROOF_RESPONSE__INIT;
-    resp.was_running = was_running;
-    reply(r, GRPC_STATUS_OK, NULL, &resp.base);
-}
-
-static const char *const queue_kind_names[5] = {"porep", "snap", "wpost", "winning", "circom"};
-
-/* Builds cuzk's status message from the engine's; the arrays live in `mem`. */
-typedef struct status_mem {
-    Cuzk__V1__GPUStatus *gpus, **gpu_ptrs;
-    Cuzk__V1__SRSStatus *srs, **srs_ptrs;
-    Cuzk__V1__QueueStatus queues[5], *queue_ptrs[5];
-} status_mem;
-
-/*
- * cuzk_view: the answer of cuzk.v1's GetStatus, which carries only what cuzk's clients
- * understand: the four Filecoin queues (Curio's HasCapacity adds up every queue it gets
- * against MaxPending, so a circom queue would count as Curio's work) and no circom
- * parameter sets. czk.v1's GetStatus has them all.
- */
-static bool fill_status(Cuzk__V1__GetStatusResponse *o, const czk_engine_status *st,
-                        status_mem *mem, bool cuzk_view)
-{
-    memset(mem, 0, sizeof *mem);
-    mem->gpus = czk_calloc(st->ngpus + 1, sizeof *mem->gpus);
-    mem->gpu_ptrs = czk_calloc(st->ngpus + 1, sizeof *mem->gpu_ptrs);
-    mem->srs = czk_calloc(st->nsrs + 1, sizeof *mem->srs);
-    mem->srs_ptrs = czk_calloc(st->nsrs + 1, sizeof *mem->srs_ptrs);
-    if (!mem->gpus || !mem->gpu_ptrs || !mem->srs || !mem->srs_ptrs) return false;
-    for (size_t i = 0; i < st->ngpus; i++) {
-        Cuzk__V1__GPUStatus *g = &mem->gpus[i];
-        cuzk__v1__gpustatus__init(g);
-        g->ordinal = (uint32_t)st->gpus[i].ordinal;
-        g->name = S(st->gpus[i].name);
-        g->vram_total_bytes = st->gpus[i].vram_total;
-        g->vram_free_bytes = st->gpus[i].vram_free;
-        g->current_job_id = S(st->gpus[i].current_job_id);
-        g->current_proof_kind = S(st->gpus[i].current_kind);
-        mem->gpu_ptrs[i] = g;
-    }
-    size_t nsrs = 0;
-    for (size_t i = 0; i < st->nsrs; i++) {
-        if (cuzk_view && strncmp(st->srs[i].circuit_id, "circom:", 7) == 0) continue;
-        Cuzk__V1__SRSStatus *x = &mem->srs[nsrs];
-        cuzk__v1__srsstatus__init(x);
-        x->circuit_id = S(st->srs[i].circuit_id);
-        x->tier = (Cuzk__V1__SRSStatus__Tier)st->srs[i].tier;
-        x->size_bytes = st->srs[i].size_bytes;
-        x->ref_count = st->srs[i].ref_count;
-        mem->srs_ptrs[nsrs++] = x;
-    }
-    size_t nq = 0;
-    for (size_t i = 0; i < 5; i++) {
-        if (cuzk_view && st->queues[i].kind == CZK_JOB_CIRCOM) continue;
-        Cuzk__V1__QueueStatus *q = &mem->queues[nq];
-        cuzk__v1__queue_status__init(q);
-        const char *name = czk_job_kind_name(st->queues[i].kind);
-        q->proof_kind = S(name && *name ? name : queue_kind_names[i]);
-        q->pending = st->queues[i].pending;
-        q->in_progress = st->queues[i].in_progress;
-        mem->queue_ptrs[nq++] = q;
-    }
-    o->n_gpus = st->ngpus;
-    o->gpus = mem->gpu_ptrs;
-    o->n_loaded_srs = nsrs;
-    o->loaded_srs = mem->srs_ptrs;
-    o->n_queues = nq;
-    o->queues = mem->queue_ptrs;
-    o->total_proofs_completed = st->completed;
-    o->total_proofs_failed = st->failed;
-    o->uptime_seconds = st->uptime_s;
-    o->pinned_memory_bytes = st->pinned_bytes;
-    o->pinned_memory_limit_bytes = st->pinned_limit;
-    return true;
-}
-
-static void free_status_mem(status_mem *mem)
-{
-    czk_free(mem->gpus);
-    czk_free(mem->gpu_ptrs);
-    czk_free(mem->srs);
-    czk_free(mem->srs_ptrs);
-}
-
-static void h_get_status(rpc *r, ProtobufCMessage *m)
-{
-    (void)m;
-    czk_engine_status st;
-    czk_err err;
-    czk_status s = czk_engine_get_status(r->srv->engine, &st, &err);
-    if (s != CZK_OK) {
-        reply_err(r, s, &err);
-        return;
-    }
-    Cuzk__V1__GetStatusResponse o = CUZK__V1__GET_STATUS_RESPONSE__INIT;
-    status_mem mem;
-    if (!fill_status(&o, &st, &mem, true))
-        reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory", NULL);
-    else reply(r, GRPC_STATUS_OK, NULL, &o.base);
-    free_status_mem(&mem);
-    czk_engine_status_clear(&st);
-}
-
-static void h_get_metrics(rpc *r, ProtobufCMessage *m)
-{
-    (void)m;
-    char *text = czk__server_all_metrics(r->srv);
-    Cuzk__V1__GetMetricsResponse o = CUZK__V1__GET_METRICS_RESPONSE__INIT;
-    o.prometheus_text = text ? text : S("");
-    reply(r, GRPC_STATUS_OK, NULL, &o.base);
-    czk_free(text);
-}
-
-static void do_preload(rpc *r, const char *circuit_id)
-{
-    if (!*circuit_id) {
-        reply(r, GRPC_STATUS_INVALID_ARGUMENT, "circuit_id: empty", NULL);
-        return;
-    }
-    bool already = false;
-    uint64_t ms = 0;
-    czk_err err;
-    czk_status st = czk_engine_preload(r->srv->engine, circuit_id, &already, &ms, &err);
-    if (st != CZK_OK) {
-        reply_err(r, st, &err);
-        return;
-    }
-    Cuzk__V1__PreloadSrsResponse o = CUZK__V1__PRELOAD_SRS_RESPONSE__INIT;
-    o.already_loaded = already;
-    o.load_time_ms = ms;
-    reply(r, GRPC_STATUS_OK, NULL, &o.base);
-}
-
-static void do_evict(rpc *r, const char *circuit_id)
-{
-    if (!*circuit_id) {
-        reply(r, GRPC_STATUS_INVALID_ARGUMENT, "circuit_id: empty", NULL);
-        return;
-    }
-    bool was = false;
-    uint64_t freed = 0;
-    czk_err err;
-    czk_status st = czk_engine_evict(r->srv->engine, circuit_id, &was, &freed, &err);
-    if (st != CZK_OK) {
-        reply_err(r, st, &err);
-        return;
-    }
-    Cuzk__V1__EvictSrsResponse o = CUZK__V1__EVICT_SRS_RESPONSE__INIT;
-    o.was_loaded = was;
-    o.freed_bytes = freed;
-    reply(r, GRPC_STATUS_OK, NULL, &o.base);
-}
-
-static void h_preload_srs(rpc *r, ProtobufCMessage *m)
-{
-    do_preload(r, ((Cuzk__V1__PreloadSrsRequest *)m)->circuit_id);
-}
-
-static void h_evict_srs(rpc *r, ProtobufCMessage *m)
-{
-    do_evict(r, ((Cuzk__V1__EvictSrsRequest *)m)->circuit_id);
-}
-
-/* ----------------------------------------------------------------------------------- */
-/* czk.v1.Czk                                                                             */
-/* ----------------------------------------------------------------------------------- */
-
-/* Submits a czk.v1 request; on success *info is the new (or deduplicated) job. */
-static bool czk_submit_common(rpc *r, const Czk__V1__SubmitRequest *p, czk_job_info *info)
-{
-    czk_job_request q;
-    memset(&q, 0, sizeof q);
-    czk_err err;
-    czk_err_clear(&err);
-    note_request_id(r, p->request_id);
-    q.request_id = p->request_id;
-    q.priority = (czk_job_priority)p->priority;
-    const uint8_t **ptrs = NULL;
-    size_t *lens = NULL;
-    bool ok = false;
-    switch ((int)p->kind) {
-    case CZK_JOB_POREP:
-    case CZK_JOB_SNAP:
-    case CZK_JOB_WPOST:
-    case CZK_JOB_WINNING: {
-        q.kind = (czk_job_kind)p->kind;
-        if (!p->filecoin) {
-            reply(r, GRPC_STATUS_INVALID_ARGUMENT, "filecoin: missing for a Filecoin kind", NULL);
-            return false;
-        }
-        size_t n = p->filecoin->n_vanilla_proofs;
-        ptrs = czk_calloc(n + 1, sizeof *ptrs);
-        lens = czk_calloc(n + 1, sizeof *lens);
-        if (!ptrs || !lens) {
-            reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory", NULL);
-            goto out;
-        }
-        fil_request(&q, p->filecoin, ptrs, lens, &err);
-        break;
-    }
-    case CZK_JOB_CIRCOM:
-        q.kind = CZK_JOB_CIRCOM;
-        if (!*p->circuit) {
-            reply(r, GRPC_STATUS_INVALID_ARGUMENT, "circuit: empty (name of <param_dir>/NAME.zkey)", NULL);
-            return false;
-        }
-        q.circuit = p->circuit;
-        q.vanilla_proof = p->witness.data;
-        q.vanilla_proof_len = p->witness.len;
-        break;
-    default: {
-        char msg[128];
-        snprintf(msg, sizeof msg, "kind: %d is not POREP, SNAP, WPOST, WINNING or CIRCOM", (int)p->kind);
-        reply(r, GRPC_STATUS_INVALID_ARGUMENT, msg, NULL);
-        return false;
-    }
-    }
-    czk_status st = do_submit(r, &q, info, &err);
-    if (st != CZK_OK) reply_err(r, st, &err);
-    else ok = true;
-out:
-    czk_free(ptrs);
-    czk_free(lens);
-    return ok;
-}
-
-static void h_czk_submit(rpc *r, ProtobufCMessage *m)
-{
-    czk_job_info info;
-    if (!czk_submit_common(r, (Czk__V1__SubmitRequest *)m, &info)) return;
-    Czk__V1__SubmitResponse o = CZK__V1__SUBMIT_RESPONSE__INIT;
-    Czk__V1__Job j = CZK__V1__JOB__INIT;
-    Czk__V1__Timings t = CZK__V1__TIMINGS__INIT;
-    fill_job(&j, &t, &info, false);
-    o.job = &j;
-    reply(r, GRPC_STATUS_OK, NULL, &o.base);
-    czk_job_info_clear(&info);
-}
-
-static void h_czk_await(rpc *r, ProtobufCMessage *m)
-{
-    Czk__V1__AwaitRequest *a = (Czk__V1__AwaitRequest *)m;
-    r->czk_api = true;
-    r->omit_proof = a->omit_proof;
-    start_await(r, a->job_id, a->timeout_ms);
-}
-
-static void h_czk_prove(rpc *r, ProtobufCMessage *m)
-{
-    Czk__V1__ProveRequest *p = (Czk__V1__ProveRequest *)m;
-    if (!p->submit) {
-        reply(r, GRPC_STATUS_INVALID_ARGUMENT, "submit: missing", NULL);
-        return;
-    }
-    czk_job_info info;
-    if (!czk_submit_common(r, p->submit, &info)) return;
-    r->czk_api = true;
-    char id[CZK_JOB_ID_MAX];
-    snprintf(id, sizeof id, "%s", info.job_id);
-    czk_job_info_clear(&info);
-    start_await(r, id, p->timeout_ms);
-}
-
-static void h_czk_cancel(rpc *r, ProtobufCMessage *m)
-{
-    Czk__V1__CancelRequest *c = (Czk__V1__CancelRequest *)m;
-    bool was_running = false;
-    if (do_cancel(r, c->job_id, &was_running) != CZK_OK) return;
-    Czk__V1__CancelResponse o = CZK__V1__CANCEL_RESPONSE__INIT;
-    o.was_running = was_running;
-    reply(r, GRPC_STATUS_OK, NULL, &o.base);
-}
-
-static void h_czk_forget(rpc *r, ProtobufCMessage *m)
-{
-    Czk__V1__ForgetRequest *f = (Czk__V1__ForgetRequest *)m;
-    note_job(r, f->job_id);
-    bool was_running = false;
-    czk_job_state state = CZK_JOB_QUEUED;
-    czk_err err;
-    czk_status st = czk_engine_forget(r->srv->engine, f->job_id, &was_running, &state, &err);
-    if (st != CZK_OK) {
-        reply_job_err(r, st, &err, f->job_id);
-        return;
-    }
-    Czk__V1__ForgetResponse o = CZK__V1__FORGET_RESPONSE__INIT;
-    o.was_running = was_running;
-    o.state = (Czk__V1__JobState)state;
-    reply(r, GRPC_STATUS_OK, NULL, &o.base);
-}
-
-static void h_czk_get_job(rpc *r, ProtobufCMessage *m)
-{
-    Czk__V1__GetJobRequest *g = (Czk__V1__GetJobRequest *)m;
-    note_job(r, g->job_id);
-    czk_job_info info;
-    czk_err err;
-    czk_status st = czk_engine_get(r->srv->engine, g->job_id, g->with_proof, &info, &err);
-    if (st != CZK_OK) {
-        reply_job_err(r, st, &err, g->job_id);
-        return;
-    }
-    Czk__V1__Job j = CZK__V1__JOB__INIT;
-    Czk__V1__Timings t = CZK__V1__TIMINGS__INIT;
-    fill_job(&j, &t, &info, g->with_proof);
-    reply(r, GRPC_STATUS_OK, NULL, &j.base);
-    czk_job_info_clear(&info);
-}
-
-static void h_czk_list(rpc *r, ProtobufCMessage *m)
-{
-    Czk__V1__ListJobsRequest *l = (Czk__V1__ListJobsRequest *)m;
-    unsigned mask = 0;
-    for (size_t i = 0; i < l->n_states; i++) {
-        if ((unsigned)l->states[i] > CZK_JOB_CANCELLED) {
-            reply(r, GRPC_STATUS_INVALID_ARGUMENT, "states: unknown JobState", NULL);
-            return;
-        }
-        mask |= 1u << l->states[i];
-    }
-    czk_job_info *list = NULL;
-    size_t n = 0;
-    czk_err err;
-    czk_status st = czk_engine_list(r->srv->engine, mask, l->limit, &list, &n, &err);
-    if (st != CZK_OK) {
-        reply_err(r, st, &err);
-        return;
-    }
-    Czk__V1__Job *jobs = czk_calloc(n + 1, sizeof *jobs);
-    Czk__V1__Job **ptrs = czk_calloc(n + 1, sizeof *ptrs);
-    Czk__V1__Timings *tms = czk_calloc(n + 1, sizeof *tms);
-    if (!jobs || !ptrs || !tms) {
-        reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory", NULL);
-    } else {
-        for (size_t i = 0; i < n; i++) {
-            czk__v1__job__init(&jobs[i]);
-            czk__v1__timings__init(&tms[i]);
-            fill_job(&jobs[i], &tms[i], &list[i], false);
-            ptrs[i] = &jobs[i];
-        }
-        Czk__V1__ListJobsResponse o = CZK__V1__LIST_JOBS_RESPONSE__INIT;
-        o.n_jobs = n;
-        o.jobs = ptrs;
-        reply(r, GRPC_STATUS_OK, NULL, &o.base);
-    }
-    czk_free(jobs);
-    czk_free(ptrs);
-    czk_free(tms);
-    czk_engine_list_free(list, n);
-}
-
-static void h_czk_status(rpc *r, ProtobufCMessage *m)
-{
-    (void)m;
-    czk_engine_status st;
-    czk_err err;
-    czk_status s = czk_engine_get_status(r->srv->engine, &st, &err);
-    if (s != CZK_OK) {
-        reply_err(r, s, &err);
-        return;
-    }
-    Cuzk__V1__GetStatusResponse e = CUZK__V1__GET_STATUS_RESPONSE__INIT;
-    Czk__V1__StatusResponse o = CZK__V1__STATUS_RESPONSE__INIT;
-    status_mem mem;
-    if (!fill_status(&e, &st, &mem, false)) {
-        reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory", NULL);
-    } else {
-        o.engine = &e;
-        o.ready = st.ready && !atomic_load(&r->srv->draining);
-        o.draining = st.draining || atomic_load(&r->srv->draining);
-        o.backend = st.backend;
-        o.total_proofs_cancelled = st.cancelled;
-        o.pinned_memory_in_use_bytes = st.pinned_in_use;
-        o.memory_budget_bytes = st.budget_total;
-        o.memory_budget_used_bytes = st.budget_used;
-        o.version = S(czk_version());
-        /* Each parameter set's memory, host and device (the engine's srs list). */
-        size_t ngs = 0;
-        for (size_t i = 0; i < st.nsrs; i++) ngs += st.srs[i].ngpus;
-        Czk__V1__ParameterSet *ps = czk_calloc(st.nsrs + 1, sizeof *ps);
-        Czk__V1__ParameterSet **pp = czk_calloc(st.nsrs + 1, sizeof *pp);
-        Czk__V1__ParameterGpu *pg = czk_calloc(ngs + 1, sizeof *pg);
-        Czk__V1__ParameterGpu **pgp = czk_calloc(ngs + 1, sizeof *pgp);
-        if (ps == NULL || pp == NULL || pg == NULL || pgp == NULL) {
-            reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory", NULL);
-        } else {
-            size_t k = 0;
-            for (size_t i = 0; i < st.nsrs; i++) {
-                const czk_engine_srs_status *x = &st.srs[i];
-                czk__v1__parameter_set__init(&ps[i]);
-                ps[i].circuit_id = S(x->circuit_id);
-                ps[i].host_bytes = x->host_bytes;
-                ps[i].pinned_bytes = x->pinned_bytes;
-                ps[i].load_ms = x->load_ms;
-                ps[i].gpus = pgp + k;
-                ps[i].n_gpus = x->ngpus;
-                for (size_t g = 0; g < x->ngpus; g++, k++) {
-                    czk__v1__parameter_gpu__init(&pg[k]);
-                    pg[k].ordinal = (uint32_t)x->gpus[g].ordinal;
-                    pg[k].resident_bytes = x->gpus[g].resident_bytes;
-                    pg[k].streamed_bytes = x->gpus[g].streamed_bytes;
-                    pg[k].budget_bytes = x->gpus[g].budget_bytes;
-                    pg[k].plan = S(x->gpus[g].plan);
-                    pgp[k] = &pg[k];
-                }
-                pp[i] = &ps[i];
-            }
-            o.n_parameters = st.nsrs;
-            o.parameters = pp;
-            reply(r, GRPC_STATUS_OK, NULL, &o.base);
-        }
-        czk_free(ps);
-        czk_free(pp);
-        czk_free(pg);
-        czk_free(pgp);
-    }
-    free_status_mem(&mem);
-    czk_engine_status_clear(&st);
-}
-
-static void h_czk_preload(rpc *r, ProtobufCMessage *m)
-{
-    do_preload(r, ((Czk__V1__PreloadRequest *)m)->circuit_id);
-}
-
-static void h_czk_evict(rpc *r, ProtobufCMessage *m)
-{
-    do_evict(r, ((Czk__V1__EvictRequest *)m)->circuit_id);
-}
-
-/* WatchJob: events are queued by the engine's threads and sent one at a time, each next
- * send started from the previous one's completion (grpc allows one outstanding send). */
-
-static bool terminal_event(czk_job_event_type t)
-{
-    return t == CZK_EV_DONE || t == CZK_EV_FAILED || t == CZK_EV_CANCELLED;
-}
-
-/* Called with r->mu held; starts the send of the queue's head if none is outstanding. */
-static void watch_pump_locked(rpc *r)
-{
-    if (r->sending || !r->q_head || r->watch_ended) return;
-    ev_node *n = r->q_head;
-    r->q_head = n->next;
-    if (!r->q_head) r->q_tail = NULL;
-    r->q_len--;
-    Czk__V1__JobEvent e = CZK__V1__JOB_EVENT__INIT;
-    e.job_id = n->ev.job_id;
-    e.type = S(czk_job_event_name(n->ev.type));
-    e.partition = n->ev.partition;
-    e.worker = n->ev.worker;
-    e.unix_us = n->ev.unix_us;
-    e.message = n->ev.message;
-    r->sending = true;
-    send_msg(r, &e.base);
-    czk_free(n);
-}
-
-static void watch_event(void *ctx, const czk_job_event *ev)
-{
-    rpc *r = ctx;
-    pthread_mutex_lock(&r->mu);
-    if (r->watch_ended || r->terminal_seen) {
-        pthread_mutex_unlock(&r->mu);
-        return;
-    }
-    if (r->q_len >= WATCH_QUEUE_MAX) {
-        r->watch_ended = true;
-        pthread_mutex_unlock(&r->mu);
-        reply(r, GRPC_STATUS_RESOURCE_EXHAUSTED, "watch: the client reads events too slowly", NULL);
-        return;
-    }
-    ev_node *n = czk_malloc(sizeof *n);
-    if (n) {
-        n->next = NULL;
-        n->ev = *ev;
-        if (r->q_tail) r->q_tail->next = n;
-        else r->q_head = n;
-        r->q_tail = n;
-        r->q_len++;
-    }
-    if (r->job_id[0] && terminal_event(ev->type)) r->terminal_seen = true;
-    watch_pump_locked(r);
-    pthread_mutex_unlock(&r->mu);
-}
-
-/* After the last event of a job's watch is sent: end the stream with OK. */
-static void watch_end(rpc *r)
-{
-    pthread_mutex_lock(&r->mu);
-    bool unwatch = r->watch_registered && r->watch_active;
-    r->watch_active = false;
-    r->watch_ended = true;
-    pthread_mutex_unlock(&r->mu);
-    if (unwatch) {
-        czk_engine_unwatch(r->srv->engine, r->watch_handle);
-        rpc_unref(r);
-    }
-    reply(r, GRPC_STATUS_OK, NULL, NULL);
-}
-
-static void hw_sent(rpc *r);
-
-static void watch_sent(rpc *r)
-{
-    if (r->health_watch) {
-        hw_sent(r);
-        return;
-    }
-    pthread_mutex_lock(&r->mu);
-    r->sending = false;
-    watch_pump_locked(r);
-    bool end = !r->sending && r->terminal_seen && !r->q_head && !r->watch_ended;
-    pthread_mutex_unlock(&r->mu);
-    if (end) watch_end(r);
-}
-
-static void h_czk_watch(rpc *r, ProtobufCMessage *m)
-{
-    Czk__V1__WatchJobRequest *w = (Czk__V1__WatchJobRequest *)m;
-    if (strlen(w->job_id) >= CZK_JOB_ID_MAX) {
-        reply(r, czk__grpc_code(CZK_ENOENT, true), "job_id: too long to be a job id", NULL);
-        return;
-    }
-    snprintf(r->job_id, sizeof r->job_id, "%s", w->job_id);
-    rpc_ref(r); /* for the watch registration */
-    uint64_t h = 0;
-    czk_err err;
-    czk_status st = czk_engine_watch(r->srv->engine, *w->job_id ? w->job_id : NULL, watch_event, r,
-                                     &h, &err);
-    if (st != CZK_OK) {
-        rpc_unref(r);
-        reply_job_err(r, st, &err, w->job_id);
-        return;
-    }
-    list_add(r, RPC_LIST_PENDING);
-    pthread_mutex_lock(&r->mu);
-    r->watch_handle = h;
-    r->watch_registered = true;
-    r->watch_active = !r->watch_ended;
-    bool end_now = !r->watch_active;
-    /* The replay may already have delivered and sent the terminal event. */
-    bool finished_stream = r->watch_active && !r->sending && r->terminal_seen && !r->q_head;
-    pthread_mutex_unlock(&r->mu);
-    if (end_now) { /* cancelled (or overflowed) while registering */
-        czk_engine_unwatch(r->srv->engine, h);
-        rpc_unref(r);
-    } else if (finished_stream) {
-        watch_end(r);
-    }
-}
-
-/* ----------------------------------------------------------------------------------- */
-/* Health and reflection                                                                  */
-/* ----------------------------------------------------------------------------------- */
-
-bool czk__server_serving(czk_server *s)
-{
-    if (atomic_load(&s->draining)) return false;
-    /* A daemon that cannot take a new connection is not serving, whatever its engine says. */
-    if (s->listener && !czk__listener_accepting(s->listener)) return false;
-    czk_engine_status st;
-    if (czk_engine_get_status(s->engine, &st, NULL) != CZK_OK) return false;
-    bool ready = st.ready && !st.draining;
-    czk_engine_status_clear(&st);
-    return ready;
-}
-
-static void h_health(rpc *r, ProtobufCMessage *m)
-{
-    Grpc__Health__V1__HealthCheckRequest *q = (Grpc__Health__V1__HealthCheckRequest *)m;
-    bool known = !*q->service;
-    for (size_t i = 0; i < NSERVICES && !known; i++) known = !strcmp(q->service, service_names[i]);
-    if (!known) {
-        char msg[300];
-        snprintf(msg, sizeof msg, "service: unknown service '%.200s'", q->service);
-        reply(r, GRPC_STATUS_NOT_FOUND, msg, NULL);
-        return;
-    }
-    Grpc__Health__V1__HealthCheckResponse o = GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__INIT;
-    o.status = czk__server_serving(r->srv) ? GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING
-                                           : GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__NOT_SERVING;
-    reply(r, GRPC_STATUS_OK, NULL, &o.base);
-}
-
-/* Health/Watch (grpc health-checking protocol): the current status at once, then one
- * message per change, while the call lasts. One send is outstanding at a time: a change
- * during a send is sent from that send's completion, and changes in between collapse to
- * the latest (the protocol allows skipping intermediate states). */
-
-static int health_status(czk_server *s)
-{
-    return czk__server_serving(s) ? GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING
-                                  : GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__NOT_SERVING;
-}
-
-/* Called with r->mu held: sends hw_want unless it was the last sent or a send is out. */
-static void hw_pump_locked(rpc *r)
-{
-    if (r->sending || r->watch_ended || r->hw_want == r->hw_sent) return;
-    Grpc__Health__V1__HealthCheckResponse o = GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__INIT;
-    o.status = (Grpc__Health__V1__HealthCheckResponse__ServingStatus)r->hw_want;
-    r->hw_sent = r->hw_want;
-    r->sending = true;
-    send_msg(r, &o.base);
-}
-
-static void hw_set(rpc *r, int status)
-{
-    pthread_mutex_lock(&r->mu);
-    if (r->hw_want != GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVICE_UNKNOWN)
-        r->hw_want = status;
-    hw_pump_locked(r);
-    pthread_mutex_unlock(&r->mu);
-}
-
-static void hw_sent(rpc *r)
-{
-    pthread_mutex_lock(&r->mu);
-    r->sending = false;
-    hw_pump_locked(r);
-    pthread_mutex_unlock(&r->mu);
-}
-
-/* The calls on list `which`, each with a reference (the caller drops them); NULL if none.
- * References are taken under the lock, so that the replies can be sent outside it (a
- * final unref takes it). */
-static rpc **list_snapshot(czk_server *s, int which, size_t *n)
-{
-    size_t k = 0, cap = 0;
-    pthread_mutex_lock(&s->pend_mu);
-    for (rpc *r = s->list_head[which]; r; r = r->link[which].next) cap++;
-    rpc **list = cap ? czk_malloc(cap * sizeof *list) : NULL;
-    if (list)
-        for (rpc *r = s->list_head[which]; r; r = r->link[which].next)
-            if (rpc_tryref(r)) list[k++] = r;
-    pthread_mutex_unlock(&s->pend_mu);
-    *n = k;
-    return list;
-}
-
-/* Loop thread: pushes a changed serving status to every watch. */
-static void hw_poll(uv_timer_t *t)
-{
-    czk_server *s = t->data;
-    pthread_mutex_lock(&s->pend_mu);
-    bool any = s->list_head[RPC_LIST_HEALTH] != NULL;
-    pthread_mutex_unlock(&s->pend_mu);
-    if (!any) {
-        s->hw_last = -1; /* a later watch re-reads the status itself */
-        return;
-    }
-    int st = health_status(s);
-    if (st == s->hw_last) return;
-    s->hw_last = st;
-    size_t n;
-    rpc **list = list_snapshot(s, RPC_LIST_HEALTH, &n);
-    for (size_t i = 0; i < n; i++) {
-        hw_set(list[i], st);
-        rpc_unref(list[i]);
-    }
-    czk_free(list);
-}
-
-/* End of a drain: the watches end with UNAVAILABLE (a send still outstanding is ended
- * by the cancellation that follows). */
-static void hw_end_all(czk_server *s)
-{
-    size_t n;
-    rpc **list = list_snapshot(s, RPC_LIST_HEALTH, &n);
-    for (size_t i = 0; i < n; i++) {
-        rpc *r = list[i];
-        pthread_mutex_lock(&r->mu);
-        r->watch_ended = true;
-        bool can_send = !r->sending;
-        pthread_mutex_unlock(&r->mu);
-        if (can_send) reply(r, GRPC_STATUS_UNAVAILABLE, "the daemon is shutting down", NULL);
-        rpc_unref(r);
-    }
-    czk_free(list);
-}
-
-static void h_health_watch(rpc *r, ProtobufCMessage *m)
-{
-    Grpc__Health__V1__HealthCheckRequest *q = (Grpc__Health__V1__HealthCheckRequest *)m;
-    czk_server *s = r->srv;
-    bool known = !*q->service;
-    for (size_t i = 0; i < NSERVICES && !known; i++) known = !strcmp(q->service, service_names[i]);
-    r->health_watch = true;
-    r->hw_sent = -1;
-    /* An unknown service stays open with SERVICE_UNKNOWN: the protocol lets it appear
-     * later, although ours is a fixed set. */
-    r->hw_want = known ? health_status(s) : GRPC__HEALTH__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVICE_UNKNOWN;
-    /* Listed before the first send so that no change is missed in between; a watch
-     * that arrives during a drain is ended by hw_end_all like the others. */
-    list_add(r, RPC_LIST_HEALTH);
-    pthread_mutex_lock(&r->mu);
-    if (r->cancelled) r->watch_ended = true;
-    hw_pump_locked(r);
-    pthread_mutex_unlock(&r->mu);
-    /* Re-read after listing: a change between the first read and the listing would
-     * otherwise reach this watch only at the poll after next. */
-    if (known) hw_set(r, health_status(s));
-}
-
-/* One message in, one out, until the client half-closes (then status OK). */
-static void reflection_recv_done(rpc *r, bool ok)
-{
-    grpc_byte_buffer *bb = r->recv_bb;
-    r->recv_bb = NULL;
-    if (!ok) {
-        if (bb) grpc_byte_buffer_destroy(bb);
-        return;
-    }
-    if (!bb) {
-        reply(r, GRPC_STATUS_OK, NULL, NULL);
-        return;
-    }
-    grpc_byte_buffer_reader rd;
-    if (!grpc_byte_buffer_reader_init(&rd, bb)) {
-        grpc_byte_buffer_destroy(bb);
-        reply(r, GRPC_STATUS_INVALID_ARGUMENT, "request: unreadable message", NULL);
-        return;
-    }
-    grpc_slice sl = grpc_byte_buffer_reader_readall(&rd);
-    grpc_byte_buffer_reader_destroy(&rd);
-    grpc_byte_buffer_destroy(bb);
-    size_t n = 0;
-    uint8_t *out = czk__reflection_answer(r->srv->refl, GRPC_SLICE_START_PTR(sl), GRPC_SLICE_LENGTH(sl),
-                                          service_names, NSERVICES, &n);
-    grpc_slice_unref(sl);
-    if (!out) {
-        reply(r, GRPC_STATUS_INVALID_ARGUMENT,
-              "request: cannot decode grpc.reflection.v1.ServerReflectionRequest", NULL);
-        return;
-    }
-    grpc_slice os = grpc_slice_new(out, n, free);
-    grpc_op ops[2];
-    memset(ops, 0, sizeof ops);
-    size_t k = 0;
-    if (!r->md_sent) {
-        ops[k++].op = GRPC_OP_SEND_INITIAL_METADATA;
-        r->md_sent = true;
-    }
-    r->send_bb = grpc_raw_byte_buffer_create(&os, 1);
-    grpc_slice_unref(os);
-    ops[k].op = GRPC_OP_SEND_MESSAGE;
-    ops[k].data.send_message.send_message = r->send_bb;
-    k++;
-    rpc_ref(r);
-    if (grpc_call_start_batch(r->call, ops, k, &r->t_send, NULL) != GRPC_CALL_OK) rpc_unref(r);
-}
-
-/* ----------------------------------------------------------------------------------- */
-/* Metrics                                                                                */
-/* ----------------------------------------------------------------------------------- */
-
-static const char *type_label(mtype t)
-{
-    return t == M_UNARY ? "unary" : t == M_STREAM ? "server_stream" : "bidi_stream";
-}
-
-char *czk__server_metrics_text(czk_server *s)
-{
-    czk_sbuf b = {0};
-    czk_sbuf_printf(&b, "# HELP grpc_server_started_total Total number of RPCs started on the server.\n"
-                  "# TYPE grpc_server_started_total counter\n");
-    for (int i = 0; i <= NMETHODS; i++) {
-        unsigned long v = atomic_load(&s->started[i]);
-        if (i < NMETHODS)
-            czk_sbuf_printf(&b, "grpc_server_started_total{grpc_service=\"%s\",grpc_method=\"%s\",grpc_type=\"%s\"} %lu\n",
-                      methods[i].service, methods[i].name, type_label(methods[i].type), v);
-        else if (v)
-            czk_sbuf_printf(&b, "grpc_server_started_total{grpc_service=\"unknown\",grpc_method=\"unknown\",grpc_type=\"unary\"} %lu\n", v);
-    }
-    czk_sbuf_printf(&b, "# HELP grpc_server_handled_total Total number of RPCs completed on the server, by code.\n"
-                  "# TYPE grpc_server_handled_total counter\n");
-    for (int i = 0; i <= NMETHODS; i++)
-        for (int c = 0; c < NCODES; c++) {
-            unsigned long v = atomic_load(&s->handled[i][c]);
-            if (!v) continue;
-            czk_sbuf_printf(&b, "grpc_server_handled_total{grpc_service=\"%s\",grpc_method=\"%s\",grpc_type=\"%s\",grpc_code=\"%s\"} %lu\n",
-                      i < NMETHODS ? methods[i].service : "unknown", i < NMETHODS ? methods[i].name : "unknown",
-                      i < NMETHODS ? type_label(methods[i].type) : "unary", czk__grpc_code_name((grpc_status_code)c), v);
-        }
-    czk_sbuf_printf(&b, "# HELP czk_refusal_log_lines_dropped_total Refused calls whose log line the rate limit "
-                  "dropped (each is still in grpc_server_handled_total).\n"
-                  "# TYPE czk_refusal_log_lines_dropped_total counter\nczk_refusal_log_lines_dropped_total %lu\n",
-              atomic_load(&s->refusal_dropped_total));
-    czk_sbuf_printf(&b, "# HELP grpc_server_cancelled_total RPCs cancelled by the client or their deadline.\n"
-                  "# TYPE grpc_server_cancelled_total counter\ngrpc_server_cancelled_total %lu\n",
-              atomic_load(&s->cancelled_calls));
-    czk_sbuf_printf(&b, "# HELP grpc_server_calls_in_flight Calls the server holds now.\n"
-                  "# TYPE grpc_server_calls_in_flight gauge\ngrpc_server_calls_in_flight %d\n",
-              atomic_load(&s->calls_held));
-    czk_listener_stats ls;
-    czk__listener_stats(s->listener, &ls);
-    czk_sbuf_printf(&b, "# HELP czk_grpc_connections gRPC connections open, and the limit (daemon.max_connections).\n"
-                  "# TYPE czk_grpc_connections gauge\nczk_grpc_connections %llu\n"
-                  "# TYPE czk_grpc_connections_max gauge\nczk_grpc_connections_max %llu\n"
-                  "# TYPE czk_grpc_connections_accepted_total counter\n"
-                  "czk_grpc_connections_accepted_total %llu\n"
-                  "# HELP czk_grpc_connections_refused_total Connections closed on accept: at the limit, "
-                  "or with no file descriptor left.\n"
-                  "# TYPE czk_grpc_connections_refused_total counter\n"
-                  "czk_grpc_connections_refused_total{reason=\"limit\"} %llu\n"
-                  "czk_grpc_connections_refused_total{reason=\"no_fds\"} %llu\n"
-                  "# HELP czk_grpc_connections_closed_total Connections closed by czkd: silent past "
-                  "daemon.handshake_timeout, or cancelling calls past daemon.max_client_resets.\n"
-                  "# TYPE czk_grpc_connections_closed_total counter\n"
-                  "czk_grpc_connections_closed_total{reason=\"idle\"} %llu\n"
-                  "czk_grpc_connections_closed_total{reason=\"resets\"} %llu\n",
-              (unsigned long long)ls.open, (unsigned long long)ls.max, (unsigned long long)ls.accepted,
-              (unsigned long long)ls.refused_limit, (unsigned long long)ls.refused_fds,
-              (unsigned long long)ls.closed_idle, (unsigned long long)ls.closed_resets);
-    uint64_t h_refused, h_timed_out;
-    czk__http_counts(s->http, &h_refused, &h_timed_out);
-    czk_sbuf_printf(&b, "# HELP czk_http_connections_refused_total HTTP connections closed on accept at "
-                  "daemon.metrics_max_connections.\n"
-                  "# TYPE czk_http_connections_refused_total counter\nczk_http_connections_refused_total %llu\n"
-                  "# HELP czk_http_requests_timed_out_total HTTP requests not whole within daemon.metrics_timeout.\n"
-                  "# TYPE czk_http_requests_timed_out_total counter\nczk_http_requests_timed_out_total %llu\n",
-              (unsigned long long)h_refused, (unsigned long long)h_timed_out);
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-                 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-    long rss_pages = 0;
-    FILE *f = fopen("/proc/self/statm", "r");
-    if (f) {
-        long size;
-        if (fscanf(f, "%ld %ld", &size, &rss_pages) != 2) rss_pages = 0;
-        fclose(f);
-    }
-    czk_sbuf_printf(&b, "# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n"
-                  "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total %.3f\n"
-                  "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"
-                  "# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes %ld\n"
-                  "# HELP process_max_resident_memory_bytes Peak resident memory size in bytes.\n"
-                  "# TYPE process_max_resident_memory_bytes gauge\nprocess_max_resident_memory_bytes %ld\n",
-              cpu, rss_pages * sysconf(_SC_PAGESIZE), ru.ru_maxrss * 1024L);
-    return czk_sbuf_take(&b);
-}
-
-char *czk__server_all_metrics(czk_server *s)
-{
-    char *eng = czk_engine_metrics_text(s->engine);
-    char *own = czk__server_metrics_text(s);
-    czk_sbuf b = {0};
-    czk_sbuf_printf(&b, "%s%s", eng ? eng : "", own ? own : "");
-    czk_free(eng);
-    czk_free(own);
-    return czk_sbuf_take(&b);
-}
-
-czk_engine *czk__server_engine(czk_server *s) { return s->engine; }
 
 /* ----------------------------------------------------------------------------------- */
 /* Start, drain, stop                                                                      */
@@ -2323,7 +943,7 @@ czk_status czk__server_start(czk_server **out, czk_engine *engine, const czk_dae
     s->pools[POOL_AUTH].max = (unsigned)cfg->max_concurrent_receives;
     s->pools[POOL_UNAUTH].max = UNAUTH_RECEIVES;
     s->pools[POOL_UNAUTH].max_waiting = UNAUTH_WAITING;
-    s->shutdown_tag = (tag){TAG_SHUTDOWN, NULL};
+    s->shutdown_tag = (czk__tag){CZK__TAG_SHUTDOWN, NULL};
     bool tls = cfg->tls_cert[0] != 0;
     czk_tls_files pem = {0};
     unsigned grpc_max = 0, http_max = 0;
@@ -2367,9 +987,9 @@ czk_status czk__server_start(czk_server **out, czk_engine *engine, const czk_dae
 #undef INT_ARG
     grpc_channel_args ca = {(size_t)na, args};
     s->gs = grpc_server_create(&ca, NULL);
-    for (int i = 0; i < NMETHODS; i++) {
+    for (int i = 0; i < CZK__NMETHODS; i++) {
         char path[160];
-        snprintf(path, sizeof path, "/%s/%s", methods[i].service, methods[i].name);
+        snprintf(path, sizeof path, "/%s/%s", czk__methods[i].service, czk__methods[i].name);
         /* No method reads its message before the handler asked for it: the token is
          * checked on the metadata first (a 200 MiB Submit without one costs nothing). */
         s->mhandles[i] = grpc_server_register_method(s->gs, path, NULL, GRPC_SRM_PAYLOAD_NONE, 0);
@@ -2420,11 +1040,11 @@ czk_status czk__server_start(czk_server **out, czk_engine *engine, const czk_dae
     s->hw_timer.data = s;
     /* The poll alone must not keep the loop running: check_stopped closes it anyway. */
     uv_unref((uv_handle_t *)&s->hw_timer);
-    uv_timer_start(&s->hw_timer, hw_poll, HW_POLL_MS, HW_POLL_MS);
+    uv_timer_start(&s->hw_timer, czk__health_poll, HW_POLL_MS, HW_POLL_MS);
     s->hw_timer_started = true;
     if (!atomic_load(&s->draining))
         for (int c = 0; c < s->ncq; c++)
-            for (int m = 0; m <= NMETHODS; m++)
+            for (int m = 0; m <= CZK__NMETHODS; m++)
                 for (int k = 0; k < PREREQUEST; k++) request_call(s, m, c);
     for (int i = 0; i < s->ncq; i++) {
         void **arg = czk_malloc(2 * sizeof *arg);
@@ -2479,7 +1099,7 @@ fail_early:
     return st;
 }
 
-static void drain_done(czk_server *s, rpc *unused)
+static void drain_done(czk_server *s, czk__rpc *unused)
 {
     (void)unused;
     if (!s->drain_thread_started) return;
@@ -2489,14 +1109,14 @@ static void drain_done(czk_server *s, rpc *unused)
     /* Awaits and watches still open: their jobs stay journaled and run after the restart,
      * so the client is told UNAVAILABLE (retry) rather than CANCELLED. */
     size_t cap = 0;
-    rpc **list = list_snapshot(s, RPC_LIST_PENDING, &cap);
+    czk__rpc **list = czk__server_list_snapshot(s, CZK__RPC_LIST_PENDING, &cap);
     for (size_t i = 0; i < cap; i++) {
-        rpc *r = list[i];
-        if (try_finish(r)) {
-            cancel_registration(r);
+        czk__rpc *r = list[i];
+        if (czk__rpc_try_finish(r)) {
+            czk__await_cancel_registration(r);
             if (r->timeout_ms) { /* its timer would hold the loop open until it fires */
-                rpc_ref(r);
-                post(s, stop_timer, r);
+                czk__rpc_ref(r);
+                czk__server_post(s, czk__await_stop_timer, r);
             }
             pthread_mutex_lock(&r->mu);
             bool unwatch = r->watch_registered && r->watch_active;
@@ -2508,17 +1128,17 @@ static void drain_done(czk_server *s, rpc *unused)
             pthread_mutex_unlock(&r->mu);
             if (unwatch) {
                 czk_engine_unwatch(s->engine, r->watch_handle);
-                rpc_unref(r);
+                czk__rpc_unref(r);
             }
             if (can_send)
-                finish(r, GRPC_STATUS_UNAVAILABLE,
-                       "the daemon is shutting down; the job stays journaled and runs after the restart",
-                       NULL);
+                czk__rpc_finish(r, GRPC_STATUS_UNAVAILABLE,
+                                "the daemon is shutting down; the job stays journaled and runs after the restart",
+                                NULL);
         }
-        rpc_unref(r);
+        czk__rpc_unref(r);
     }
     czk_free(list);
-    hw_end_all(s);
+    czk__health_end_all(s);
     grpc_server_cancel_all_calls(s->gs);
     check_stopped(s, NULL);
 }
@@ -2527,13 +1147,13 @@ static void *drain_main(void *arg)
 {
     czk_server *s = arg;
     czk_engine_drain(s->engine, s->grace_ms);
-    post(s, drain_done, NULL);
+    czk__server_post(s, drain_done, NULL);
     return NULL;
 }
 
 static void inbox_close_cb(uv_handle_t *h) { (void)h; }
 
-static void check_stopped(czk_server *s, rpc *unused)
+static void check_stopped(czk_server *s, czk__rpc *unused)
 {
     (void)unused;
     if (s->stopped || !atomic_load(&s->shutdown_seen) || s->drain_thread_started ||
@@ -2572,7 +1192,7 @@ void czk__server_drain(czk_server *s, uint64_t grace_ms, void (*on_stopped)(void
     grpc_server_shutdown_and_notify(s->gs, s->cqs[0], &s->shutdown_tag);
     s->grace_ms = grace_ms;
     /* Health watchers learn of the drain at once, not at the next poll. */
-    hw_poll(&s->hw_timer);
+    czk__health_poll(&s->hw_timer);
     /* czk_engine_drain blocks for up to the grace period: not on the loop thread, which
      * must keep serving timers, /metrics and the inbox meanwhile. */
     if (pthread_create(&s->drain_thread, NULL, drain_main, s) == 0) {
@@ -2603,3 +1223,5 @@ void czk__server_free(czk_server *s)
     czk_free(s);
     grpc_shutdown();
 }
+
+czk_engine *czk__server_engine(czk_server *s) { return s->engine; }

@@ -133,7 +133,7 @@ bool czk__priority_parse(const char *s, czk_job_priority *out);
 const char *czk__priority_name(czk_job_priority p);
 
 /* ----------------------------------------------------------------------------------- */
-/* The gRPC server (server.c) and its HTTP side (http.c)                                 */
+/* The gRPC server (server.c, its rpc_*.c, metrics.c) and its HTTP side (http.c)         */
 /* ----------------------------------------------------------------------------------- */
 
 typedef struct czk_server czk_server;
