@@ -44,25 +44,13 @@ constexpr int NORM_GROUP = 16;
 /* Points per chunk: 2^20 keeps the two pinned staging pairs at 256 MB for G1 (448 MB for
  * G2) and the device buffers below 1 GB, while a chunk is still ~10^5 threads' work. */
 constexpr size_t CHUNK = (size_t)1 << 20;
-constexpr int MAX_GPUS = 64;
 
-czk_status cuda_fail(czk_err *err, cudaError_t e, const char *what, const char *file, int line)
-{
-    (void)cudaGetLastError();
-    if (e == cudaErrorMemoryAllocation)
-        return czk_err_set(err, CZK_ERESOURCE, "%s at %s:%d: out of GPU memory", what, file,
-                           line);
-    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
-        return czk_err_set(err, CZK_ENOGPU, "%s: %s", what, cudaGetErrorString(e));
-    return czk_err_set(err, CZK_ECUDA, "%s failed at %s:%d: %s (%s)", what, file, line,
-                       cudaGetErrorString(e), cudaGetErrorName(e));
-}
-
+/* CZK_CUDA_TRY for a function that releases what it holds at `done`. */
 #define TRY(expr)                                                                              \
     do {                                                                                       \
         cudaError_t e_ = (expr);                                                               \
         if (e_ != cudaSuccess) {                                                               \
-            st = cuda_fail(err, e_, #expr, __FILE__, __LINE__);                                \
+            st = czk__cuda_fail(err, e_, #expr, __FILE__, __LINE__);                           \
             goto done;                                                                         \
         }                                                                                      \
     } while (0)
@@ -136,7 +124,7 @@ __global__ void __launch_bounds__(MUL_THREADS)
 
 /* The window tables, built on the host (CPU library) once per GPU and group. */
 pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-void *tables[2][MAX_GPUS];
+void *tables[2][CZK_GPU_MAX];
 
 template <class G> struct host_ops;
 template <> struct host_ops<czk_g1_affine> {
@@ -237,12 +225,12 @@ struct context {
     lane lanes[2];
 };
 
-context contexts[MAX_GPUS];
+context contexts[CZK_GPU_MAX];
 pthread_once_t contexts_once = PTHREAD_ONCE_INIT;
 
 void contexts_init()
 {
-    for (int g = 0; g < MAX_GPUS; g++) {
+    for (int g = 0; g < CZK_GPU_MAX; g++) {
         pthread_mutex_init(&contexts[g].lock, NULL);
         memset(contexts[g].lanes, 0, sizeof contexts[g].lanes);
     }
@@ -361,7 +349,7 @@ czk_status fixed_base(int gpu, int group, G *out, G *dev_out, const czk_fr *k, s
     czk_status st = CZK_OK;
     const G *table = NULL;
     int ngpu = czk_gpu_count();
-    if (gpu < 0 || gpu >= ngpu || gpu >= MAX_GPUS)
+    if (gpu < 0 || gpu >= ngpu || gpu >= CZK_GPU_MAX)
         return czk_err_set(err, CZK_ENOGPU, "GPU %d: %d device(s) present", gpu, ngpu);
     if (n == 0) return CZK_OK;
     if ((out == NULL && dev_out == NULL) || k == NULL)
@@ -404,7 +392,7 @@ czk_status czk__gpu_fixed_base_dev(int gpu, int group, void *out_dev, const czk_
 
 void czk_gpu_fixed_base_release(int gpu)
 {
-    if (gpu < 0 || gpu >= MAX_GPUS || gpu >= czk_gpu_count()) return;
+    if (gpu < 0 || gpu >= CZK_GPU_MAX || gpu >= czk_gpu_count()) return;
     pthread_once(&contexts_once, contexts_init);
     pthread_mutex_lock(&contexts[gpu].lock);
     if (cudaSetDevice(gpu) == cudaSuccess) {

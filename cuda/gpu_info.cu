@@ -1,4 +1,4 @@
-/* GPU discovery through the CUDA runtime. */
+/* GPU discovery through the CUDA runtime, and the one path CUDA failures take (check.cuh). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +8,19 @@
 #include "czk/gpu.h"
 
 extern "C" bool czk_gpu_built(void) { return true; }
+
+czk_status czk__cuda_fail(czk_err *err, cudaError_t e, const char *what, const char *file,
+                          int line)
+{
+    (void)cudaGetLastError();
+    if (e == cudaErrorMemoryAllocation)
+        return czk_err_set(err, CZK_ERESOURCE, "%s at %s:%d: out of GPU memory", what, file,
+                           line);
+    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
+        return czk_err_set(err, CZK_ENOGPU, "%s: %s", what, cudaGetErrorString(e));
+    return czk_err_set(err, CZK_ECUDA, "%s failed at %s:%d: %s (%s)", what, file, line,
+                       cudaGetErrorString(e), cudaGetErrorName(e));
+}
 
 /*
  * Host threads that wait for a GPU sleep instead of spinning. With one context and many

@@ -255,36 +255,14 @@ __global__ void mul_rate_kernel(T *data, unsigned reps)
 /* Host side: errors, memory pool, streams                                              */
 /* ------------------------------------------------------------------------------------ */
 
-czk_status cuda_fail(czk_err *err, cudaError_t e, const char *what, const char *file, int line)
-{
-    if (e == cudaErrorMemoryAllocation)
-        return czk_err_set(err, CZK_ERESOURCE, "%s at %s:%d: out of GPU memory", what, file,
-                           line);
-    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
-        return czk_err_set(err, CZK_ENOGPU, "%s: %s", what, cudaGetErrorString(e));
-    return czk_err_set(err, CZK_ECUDA, "%s failed at %s:%d: %s (%s)", what, file, line,
-                       cudaGetErrorString(e), cudaGetErrorName(e));
-}
-
-/* Like CZK_CUDA_TRY, but a failed allocation is CZK_ERESOURCE and no device CZK_ENOGPU. */
-#define TRY(expr)                                                                              \
-    do {                                                                                       \
-        cudaError_t e_ = (expr);                                                               \
-        if (e_ != cudaSuccess) {                                                               \
-            (void)cudaGetLastError();                                                          \
-            return cuda_fail(err, e_, #expr, __FILE__, __LINE__);                              \
-        }                                                                                      \
-    } while (0)
-#define TRY_LAUNCH() TRY(cudaGetLastError())
 #define TRY_STATUS(expr)                                                                       \
     do {                                                                                       \
         czk_status s_ = (expr);                                                                \
         if (s_ != CZK_OK) return s_;                                                           \
     } while (0)
 
-constexpr int MAX_GPUS = 64;
 pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-cudaMemPool_t pools[MAX_GPUS];
+cudaMemPool_t pools[CZK_GPU_MAX];
 
 } // namespace
 
@@ -302,7 +280,7 @@ cudaMemPool_t pools[MAX_GPUS];
  * engine retries a proof that runs out of memory with the GPU to itself). */
 extern "C" czk_status czk__gpu_mem_pool(int gpu, cudaMemPool_t *out, czk_err *err)
 {
-    if (gpu < 0 || gpu >= MAX_GPUS) return czk_err_set(err, CZK_EINVAL, "GPU %d out of range", gpu);
+    if (gpu < 0 || gpu >= CZK_GPU_MAX) return czk_err_set(err, CZK_EINVAL, "GPU %d out of range", gpu);
     pthread_mutex_lock(&pool_lock);
     if (pools[gpu] == nullptr) {
         cudaMemPoolProps props;
@@ -328,7 +306,7 @@ extern "C" czk_status czk__gpu_mem_pool(int gpu, cudaMemPool_t *out, czk_err *er
         if (e != cudaSuccess) {
             pthread_mutex_unlock(&pool_lock);
             (void)cudaGetLastError();
-            return cuda_fail(err, e, "cudaMemPoolCreate", __FILE__, __LINE__);
+            return czk__cuda_fail(err, e, "cudaMemPoolCreate", __FILE__, __LINE__);
         }
     }
     *out = pools[gpu];
@@ -343,7 +321,7 @@ czk_status select_gpu(int gpu, czk_err *err)
     int n = czk_gpu_count();
     if (gpu < 0 || gpu >= n)
         return czk_err_set(err, CZK_ENOGPU, "GPU %d: %d device(s) present", gpu, n);
-    TRY(cudaSetDevice(gpu));
+    CZK_CUDA_TRY(err, cudaSetDevice(gpu));
     return CZK_OK;
 }
 
@@ -377,10 +355,10 @@ struct scratch {
     {
         TRY_STATUS(select_gpu(gpu, err));
         TRY_STATUS(czk__gpu_mem_pool(gpu, &pool, err));
-        TRY(cudaStreamCreateWithPriority(&st, cudaStreamNonBlocking,
+        CZK_CUDA_TRY(err, cudaStreamCreateWithPriority(&st, cudaStreamNonBlocking,
                                          czk__gpu_thread_msm_priority()));
-        TRY(cudaEventCreate(&ev0));
-        TRY(cudaEventCreate(&ev1));
+        CZK_CUDA_TRY(err, cudaEventCreate(&ev0));
+        CZK_CUDA_TRY(err, cudaEventCreate(&ev1));
         return CZK_OK;
     }
     template <class T> czk_status alloc(T **out, size_t count, czk_err *err)
@@ -394,7 +372,7 @@ struct scratch {
             return czk_err_set(err, CZK_ERESOURCE,
                                "msm: %zu more bytes of scratch exceed the plan's %llu", bytes,
                                (unsigned long long)cap);
-        TRY(cudaMallocFromPoolAsync(&p, bytes, pool, st));
+        CZK_CUDA_TRY(err, cudaMallocFromPoolAsync(&p, bytes, pool, st));
         sizes[np] = bytes;
         ptrs[np++] = p;
         used += bytes;
@@ -583,7 +561,7 @@ czk_status fold_all(scratch &sc, uint32_t *ka, xyzz_t<F> *pa, uint32_t *kb, xyzz
         uint32_t chunks = (m + FOLD_L - 1) / FOLD_L;
         fold_kernel<F><<<blocks_for(chunks, EC_THREADS), EC_THREADS, 0, sc.st>>>(ka, pa, m, FOLD_L,
                                                                                 out, kb, pb);
-        TRY_LAUNCH();
+        CZK_CUDA_TRY_LAUNCH(err);
         if (chunks == 1) break;
         uint32_t *tk = ka;
         ka = kb;
@@ -635,16 +613,16 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     }
     /* CUB temporary storage: the largest of the scan and the two selections. */
     size_t tmp_scan = 0, tmp_sel = 0;
-    TRY(cub::DeviceScan::ExclusiveSum(nullptr, tmp_scan, counts, prefix, (int)nwords, sc.st));
-    TRY(cub::DeviceSelect::Flagged(nullptr, tmp_sel, ik, fsig, sig_ik, nsel, (int)n, sc.st));
+    CZK_CUDA_TRY(err, cub::DeviceScan::ExclusiveSum(nullptr, tmp_scan, counts, prefix, (int)nwords, sc.st));
+    CZK_CUDA_TRY(err, cub::DeviceSelect::Flagged(nullptr, tmp_sel, ik, fsig, sig_ik, nsel, (int)n, sc.st));
     void *tmp1 = nullptr;
     size_t tmp1_bytes = tmp_scan > tmp_sel ? tmp_scan : tmp_sel;
     TRY_STATUS(sc.alloc((uint8_t **)&tmp1, tmp1_bytes, err));
 
     if (density_host != nullptr)
-        TRY(cudaMemcpyAsync(density, density_host, nwords * sizeof(uint64_t),
+        CZK_CUDA_TRY(err, cudaMemcpyAsync(density, density_host, nwords * sizeof(uint64_t),
                             cudaMemcpyHostToDevice, sc.st));
-    TRY(cudaEventRecord(sc.ev0, sc.st));
+    CZK_CUDA_TRY(err, cudaEventRecord(sc.ev0, sc.st));
 
     /* Phase timing (CZK_GPU_MSM_PHASES): events after classify, digits and sort,
      * accumulate (with its carry folds) and reduce; ph[0] is ev0; ph[5] and ph[6] around the
@@ -661,32 +639,32 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     } ph_guard{ph};
     if (phases) {
         ph[0] = sc.ev0;
-        for (int i = 1; i < 7; i++) TRY(cudaEventCreate(&ph[i]));
+        for (int i = 1; i < 7; i++) CZK_CUDA_TRY(err, cudaEventCreate(&ph[i]));
     }
 #define PHASE(i)                                                                               \
     do {                                                                                       \
-        if (phases) TRY(cudaEventRecord(ph[i], sc.st));                                        \
+        if (phases) CZK_CUDA_TRY(err, cudaEventRecord(ph[i], sc.st));                                        \
     } while (0)
 
     /* 1. Classify and compact. */
     if (density_host != nullptr) {
         density_popc_kernel<<<blocks_for(nwords, SIMPLE_THREADS), SIMPLE_THREADS, 0, sc.st>>>(
             density, n, nwords, counts);
-        TRY_LAUNCH();
-        TRY(cub::DeviceScan::ExclusiveSum(tmp1, tmp_scan, counts, prefix, (int)nwords, sc.st));
+        CZK_CUDA_TRY_LAUNCH(err);
+        CZK_CUDA_TRY(err, cub::DeviceScan::ExclusiveSum(tmp1, tmp_scan, counts, prefix, (int)nwords, sc.st));
     }
     uint32_t nsig = 0, none = 0;
     if (n > 0) {
         classify_kernel<<<blocks_for(n, SIMPLE_THREADS), SIMPLE_THREADS, 0, sc.st>>>(
             scalars, n, density, prefix, ik, fsig, fone);
-        TRY_LAUNCH();
+        CZK_CUDA_TRY_LAUNCH(err);
         size_t t = tmp1_bytes;
-        TRY(cub::DeviceSelect::Flagged(tmp1, t, ik, fsig, sig_ik, nsel, (int)n, sc.st));
+        CZK_CUDA_TRY(err, cub::DeviceSelect::Flagged(tmp1, t, ik, fsig, sig_ik, nsel, (int)n, sc.st));
         t = tmp1_bytes;
-        TRY(cub::DeviceSelect::Flagged(tmp1, t, ik, fone, one_ik, nsel + 1, (int)n, sc.st));
+        CZK_CUDA_TRY(err, cub::DeviceSelect::Flagged(tmp1, t, ik, fone, one_ik, nsel + 1, (int)n, sc.st));
         uint32_t *hc = (uint32_t *)readback.p;
-        TRY(cudaMemcpyAsync(hc, nsel, 2 * sizeof *hc, cudaMemcpyDeviceToHost, sc.st));
-        TRY(cudaStreamSynchronize(sc.st));
+        CZK_CUDA_TRY(err, cudaMemcpyAsync(hc, nsel, 2 * sizeof *hc, cudaMemcpyDeviceToHost, sc.st));
+        CZK_CUDA_TRY(err, cudaStreamSynchronize(sc.st));
         nsig = hc[0];
         none = hc[1];
     }
@@ -705,8 +683,8 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     X *win = nullptr, *ones = nullptr;
     TRY_STATUS(sc.alloc(&win, nwin, err));
     TRY_STATUS(sc.alloc(&ones, 1, err));
-    TRY(cudaMemsetAsync(win, 0, nwin * sizeof(X), sc.st));
-    TRY(cudaMemsetAsync(ones, 0, sizeof(X), sc.st));
+    CZK_CUDA_TRY(err, cudaMemsetAsync(win, 0, nwin * sizeof(X), sc.st));
+    CZK_CUDA_TRY(err, cudaMemsetAsync(ones, 0, sizeof(X), sc.st));
 
     if (nsig > 0) {
         const bool overlap = env_knob("CZK_GPU_MSM_OVERLAP", 1, 1) != 0;
@@ -743,11 +721,11 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
         TRY_STATUS(sc.alloc(&keys, (size_t)gw * nsig, err));
         TRY_STATUS(sc.alloc(&vals, (size_t)gw * nsig, err));
         size_t tmp_sort = 0, tmp_db = 0;
-        TRY(cub::DeviceRadixSort::SortPairs(nullptr, tmp_sort, keys_tmp, keys, vals_tmp, vals,
+        CZK_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(nullptr, tmp_sort, keys_tmp, keys, vals_tmp, vals,
                                             (int)nsig, 0, (int)c, sc.st));
         {
             cub::DoubleBuffer<uint32_t> dk(keys, keys_tmp), dv(vals, vals_tmp);
-            TRY(cub::DeviceRadixSort::SortPairs(nullptr, tmp_db, dk, dv, (int)nsig, 0, (int)c,
+            CZK_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(nullptr, tmp_db, dk, dv, (int)nsig, 0, (int)c,
                                                 sc.st));
         }
         if (tmp_db > tmp_sort) tmp_sort = tmp_db;
@@ -774,7 +752,7 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
         TRY_STATUS(sc.alloc(&cka, m, err));
         TRY_STATUS(sc.alloc(&cb, (m + FOLD_L - 1) / FOLD_L, err));
         TRY_STATUS(sc.alloc(&ckb, (m + FOLD_L - 1) / FOLD_L, err));
-        TRY(cudaMemsetAsync(buckets, 0, (size_t)nwin * nb * sizeof(X), sc.st));
+        CZK_CUDA_TRY(err, cudaMemsetAsync(buckets, 0, (size_t)nwin * nb * sizeof(X), sc.st));
 
         /*
          * CZK_GPU_MSM_OVERLAP=1 (off by default: it measured slower): digits and sorts run
@@ -803,13 +781,13 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
         cudaStream_t sort_st = sc.st;
         if (overlap) {
             int least = 0, greatest = 0;
-            TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-            TRY(cudaStreamCreateWithPriority(&side.s, cudaStreamNonBlocking, greatest));
+            CZK_CUDA_TRY(err, cudaDeviceGetStreamPriorityRange(&least, &greatest));
+            CZK_CUDA_TRY(err, cudaStreamCreateWithPriority(&side.s, cudaStreamNonBlocking, greatest));
             for (unsigned w = 0; w <= nwin; w++)
-                TRY(cudaEventCreateWithFlags(&side.ev[w], cudaEventDisableTiming));
+                CZK_CUDA_TRY(err, cudaEventCreateWithFlags(&side.ev[w], cudaEventDisableTiming));
             /* The sort stream starts after everything queued so far (allocations, memset). */
-            TRY(cudaEventRecord(side.ev[nwin], sc.st));
-            TRY(cudaStreamWaitEvent(side.s, side.ev[nwin], 0));
+            CZK_CUDA_TRY(err, cudaEventRecord(side.ev[nwin], sc.st));
+            CZK_CUDA_TRY(err, cudaStreamWaitEvent(side.s, side.ev[nwin], 0));
             sort_st = side.s;
         }
         /* With overlap gw = nwin: one group, each window accumulated once its sort is done.
@@ -824,20 +802,20 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
                 digits_group_kernel<<<blocks_for(nsig, SIMPLE_THREADS), SIMPLE_THREADS, 0,
                                       sort_st>>>(scalars, sig_ik, nsig, ws, w0, w1, nb, keys_tmp,
                                                  vals_tmp, keys, vals);
-                TRY_LAUNCH();
+                CZK_CUDA_TRY_LAUNCH(err);
             }
             for (unsigned w = w0; w < w1; w++) {
                 uint32_t *ko = keys + (size_t)(w - w0) * nsig, *vo = vals + (size_t)(w - w0) * nsig;
                 size_t t = tmp_sort;
                 if (!overlap && w > w0) {
                     cub::DoubleBuffer<uint32_t> dk(ko, keys_tmp), dv(vo, vals_tmp);
-                    TRY(cub::DeviceRadixSort::SortPairs(tmp2, t, dk, dv, (int)nsig, 0, (int)c,
+                    CZK_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(tmp2, t, dk, dv, (int)nsig, 0, (int)c,
                                                         sort_st));
                     if (dk.Current() != ko)
-                        TRY(cudaMemcpyAsync(ko, dk.Current(), (size_t)nsig * sizeof *ko,
+                        CZK_CUDA_TRY(err, cudaMemcpyAsync(ko, dk.Current(), (size_t)nsig * sizeof *ko,
                                             cudaMemcpyDeviceToDevice, sort_st));
                     if (dv.Current() != vo)
-                        TRY(cudaMemcpyAsync(vo, dv.Current(), (size_t)nsig * sizeof *vo,
+                        CZK_CUDA_TRY(err, cudaMemcpyAsync(vo, dv.Current(), (size_t)nsig * sizeof *vo,
                                             cudaMemcpyDeviceToDevice, sort_st));
                     continue;
                 }
@@ -845,28 +823,28 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
                     digits_kernel<<<blocks_for(nsig, SIMPLE_THREADS), SIMPLE_THREADS, 0,
                                     sort_st>>>(scalars, sig_ik, nsig, ws.pos(w), ws.width(w), nb,
                                                keys_tmp, vals_tmp);
-                    TRY_LAUNCH();
+                    CZK_CUDA_TRY_LAUNCH(err);
                 }
-                TRY(cub::DeviceRadixSort::SortPairs(tmp2, t, keys_tmp, ko, vals_tmp, vo,
+                CZK_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(tmp2, t, keys_tmp, ko, vals_tmp, vo,
                                                     (int)nsig, 0, (int)c, sort_st));
                 if (overlap) {
-                    TRY(cudaEventRecord(side.ev[w], sort_st));
-                    TRY(cudaStreamWaitEvent(sc.st, side.ev[w], 0));
+                    CZK_CUDA_TRY(err, cudaEventRecord(side.ev[w], sort_st));
+                    CZK_CUDA_TRY(err, cudaStreamWaitEvent(sc.st, side.ev[w], 0));
                     bucket_acc_kernel<F>
                         <<<blocks_for(chunks, EC_THREADS), EC_THREADS, 0, sc.st>>>(
                             bases, keys, vals, nsig, chunks, nwin, L, nb, buckets, cka, ca,
                             w * chunks, (w + 1) * chunks, w0);
-                    TRY_LAUNCH();
+                    CZK_CUDA_TRY_LAUNCH(err);
                 }
             }
             /* Phase 2 ends with the last sort (on the sort stream); with several groups
              * it also holds every group's accumulation but the last. */
-            if (phases && w1 == nwin) TRY(cudaEventRecord(ph[2], sort_st));
+            if (phases && w1 == nwin) CZK_CUDA_TRY(err, cudaEventRecord(ph[2], sort_st));
             if (!overlap) {
                 const uint32_t g0 = w0 * chunks, g1 = w1 * chunks;
                 bucket_acc_kernel<F><<<blocks_for(g1 - g0, EC_THREADS), EC_THREADS, 0, sc.st>>>(
                     bases, keys, vals, nsig, chunks, nwin, L, nb, buckets, cka, ca, g0, g1, w0);
-                TRY_LAUNCH();
+                CZK_CUDA_TRY_LAUNCH(err);
             }
         }
         TRY_STATUS(fold_all<F>(sc, cka, ca, ckb, cb, m, buckets, err));
@@ -901,13 +879,13 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
         TRY_STATUS(sc.alloc(&skb, (nseg + FOLD_L - 1) / FOLD_L, err));
         bucket_sum_kernel<F><<<blocks_for(nseg, EC_THREADS), EC_THREADS, 0, sc.st>>>(
             buckets, nwin, nb, wide, seg, ska, sa);
-        TRY_LAUNCH();
+        CZK_CUDA_TRY_LAUNCH(err);
         TRY_STATUS(fold_all<F>(sc, ska, sa, skb, sb, nseg, win, err));
         PHASE(4);
         if (phases) {
             float t[4];
-            for (int i = 0; i < 4; i++) TRY(cudaEventSynchronize(ph[i + 1]));
-            for (int i = 0; i < 4; i++) TRY(cudaEventElapsedTime(&t[i], ph[i], ph[i + 1]));
+            for (int i = 0; i < 4; i++) CZK_CUDA_TRY(err, cudaEventSynchronize(ph[i + 1]));
+            for (int i = 0; i < 4; i++) CZK_CUDA_TRY(err, cudaEventElapsedTime(&t[i], ph[i], ph[i + 1]));
             fprintf(stderr,
                     "msm phases G%d n_sig %u c %u L %u seg %u groups %u: classify %.2f  "
                     "digits+sort %.2f  accumulate+fold %.2f  reduce %.2f ms\n",
@@ -934,7 +912,7 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
      * are summed as several trees, one after the other, their leftovers summed together.
      */
     /* With CZK_GPU_MSM_PHASES the ones' time too, and the whole call's on the device. */
-    if (phases && none > 0) TRY(cudaEventRecord(ph[5], sc.st));
+    if (phases && none > 0) CZK_CUDA_TRY(err, cudaEventRecord(ph[5], sc.st));
     size_t ones_by_tree = 0;
     if (none > 0) {
         using A = affine_t<F>;
@@ -998,24 +976,24 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
                     const ones::tree_plan tp = ones::plan_tree(T, M);
                     ones_prefix_kernel<F><<<blocks_for(T, EC_THREADS), EC_THREADS, 0, sc.st>>>(
                         src, n, K, pre, tv + tp.vals[0]);
-                    TRY_LAUNCH();
+                    CZK_CUDA_TRY_LAUNCH(err);
                     for (uint32_t k = 0; k < tp.depth; k++) {
                         ones_scan_up_kernel<F>
                             <<<blocks_for(tp.n[k + 1], EC_THREADS), EC_THREADS, 0, sc.st>>>(
                                 tv + tp.vals[k], tp.n[k], M, tv + tp.pre[k], tv + tp.vals[k + 1]);
-                        TRY_LAUNCH();
+                        CZK_CUDA_TRY_LAUNCH(err);
                     }
                     ones_invert_kernel<F><<<1, 1, 0, sc.st>>>(tv + tp.vals[tp.depth]);
-                    TRY_LAUNCH();
+                    CZK_CUDA_TRY_LAUNCH(err);
                     for (uint32_t k = tp.depth; k-- > 0;) {
                         ones_scan_down_kernel<F>
                             <<<blocks_for(tp.n[k + 1], EC_THREADS), EC_THREADS, 0, sc.st>>>(
                                 tv + tp.vals[k], tp.n[k], M, tv + tp.pre[k], tv + tp.vals[k + 1]);
-                        TRY_LAUNCH();
+                        CZK_CUDA_TRY_LAUNCH(err);
                     }
                     ones_sum_kernel<F><<<blocks_for(T, EC_THREADS), EC_THREADS, 0, sc.st>>>(
                         src, n, K, pre, tv + tp.vals[0], out);
-                    TRY_LAUNCH();
+                    CZK_CUDA_TRY_LAUNCH(err);
                     n = (n + 1) / 2;
                     src = ones::pt_src<F>{out, nullptr};
                     out = out == pa ? pb : pa;
@@ -1023,7 +1001,7 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
                 if (nseg == 1) {
                     fin = const_cast<A *>(src.pts);
                 } else {
-                    TRY(cudaMemcpyAsync(fin + nfin, src.pts, (size_t)n * sizeof(A),
+                    CZK_CUDA_TRY(err, cudaMemcpyAsync(fin + nfin, src.pts, (size_t)n * sizeof(A),
                                         cudaMemcpyDeviceToDevice, sc.st));
                 }
                 nfin += n;
@@ -1047,9 +1025,9 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
         else
             ones_xyzz_kernel<F><<<blocks_for(chunks, EC_THREADS), EC_THREADS, 0, sc.st>>>(
                 rest, nrest, L, oka, oa);
-        TRY_LAUNCH();
+        CZK_CUDA_TRY_LAUNCH(err);
         TRY_STATUS(fold_all<F>(sc, oka, oa, okb, ob, chunks, ones, err));
-        if (phases) TRY(cudaEventRecord(ph[6], sc.st));
+        if (phases) CZK_CUDA_TRY(err, cudaEventRecord(ph[6], sc.st));
     }
 
     /* Back to the host: W window sums and the ones' sum; Horner there. */
@@ -1057,14 +1035,14 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     static_assert(sizeof(typename G::host_xyzz) == sizeof(X), "layout");
     static_assert(65 * sizeof(X) <= PIN_SLOT_BYTES, "readback slot");
     X *rb = (X *)readback.p;
-    TRY(cudaMemcpyAsync(rb, win, nwin * sizeof(X), cudaMemcpyDeviceToHost, sc.st));
-    TRY(cudaMemcpyAsync(rb + 64, ones, sizeof(X), cudaMemcpyDeviceToHost, sc.st));
-    TRY(cudaEventRecord(sc.ev1, sc.st));
-    TRY(cudaStreamSynchronize(sc.st));
+    CZK_CUDA_TRY(err, cudaMemcpyAsync(rb, win, nwin * sizeof(X), cudaMemcpyDeviceToHost, sc.st));
+    CZK_CUDA_TRY(err, cudaMemcpyAsync(rb + 64, ones, sizeof(X), cudaMemcpyDeviceToHost, sc.st));
+    CZK_CUDA_TRY(err, cudaEventRecord(sc.ev1, sc.st));
+    CZK_CUDA_TRY(err, cudaStreamSynchronize(sc.st));
     if (phases) {
         float t_ones = 0, t_all = 0;
-        if (none > 0) TRY(cudaEventElapsedTime(&t_ones, ph[5], ph[6]));
-        TRY(cudaEventElapsedTime(&t_all, sc.ev0, sc.ev1));
+        if (none > 0) CZK_CUDA_TRY(err, cudaEventElapsedTime(&t_ones, ph[5], ph[6]));
+        CZK_CUDA_TRY(err, cudaEventElapsedTime(&t_all, sc.ev0, sc.ev1));
         fprintf(stderr, "msm call G%d n %zu sig %u ones %u: ones %.2f ms, all %.2f ms\n",
                 G::group, n, nsig, none, t_ones, t_all);
     }
@@ -1084,7 +1062,7 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
 
     if (stats != nullptr) {
         float ms = 0;
-        TRY(cudaEventElapsedTime(&ms, sc.ev0, sc.ev1));
+        CZK_CUDA_TRY(err, cudaEventElapsedTime(&ms, sc.ev0, sc.ev1));
         stats->n_sig = nsig;
         stats->n_one = none;
         stats->n_one_tree = ones_by_tree;
@@ -1130,7 +1108,7 @@ czk_status bases_alloc(int gpu, int group, size_t n, czk_gpu_bases **out, czk_er
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
         free(b);
-        return cuda_fail(err, e, "cudaMalloc(bases)", __FILE__, __LINE__);
+        return czk__cuda_fail(err, e, "cudaMalloc(bases)", __FILE__, __LINE__);
     }
     *out = b;
     return CZK_OK;
@@ -1147,7 +1125,7 @@ czk_status bases_upload(int gpu, int group, const void *host, size_t n, czk_gpu_
     cudaError_t e = cudaMemcpy(b->d, host, n * elem, cudaMemcpyHostToDevice);
     if (e != cudaSuccess) {
         czk_gpu_bases_destroy(b);
-        return cuda_fail(err, e, "cudaMemcpy(bases)", __FILE__, __LINE__);
+        return czk__cuda_fail(err, e, "cudaMemcpy(bases)", __FILE__, __LINE__);
     }
     *out = b;
     return CZK_OK;
@@ -1200,9 +1178,9 @@ czk_status synthesize(int gpu, size_t n, uint64_t seed, void *dout, cudaStream_t
     if (threads > 0) {
         synth_kernel<F><<<blocks_for(threads, EC_THREADS), EC_THREADS, 0, st>>>(
             (affine_t<F> *)dout, n, h, d1, d2);
-        TRY_LAUNCH();
+        CZK_CUDA_TRY_LAUNCH(err);
     }
-    TRY(cudaStreamSynchronize(st));
+    CZK_CUDA_TRY(err, cudaStreamSynchronize(st));
     return CZK_OK;
 }
 
@@ -1270,7 +1248,7 @@ czk_status czk_gpu_bases_synthesize(int gpu, int group, size_t n, uint64_t seed,
     cudaError_t e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
     if (e != cudaSuccess) {
         czk_gpu_bases_destroy(b);
-        return cuda_fail(err, e, "cudaStreamCreate", __FILE__, __LINE__);
+        return czk__cuda_fail(err, e, "cudaStreamCreate", __FILE__, __LINE__);
     }
     czk_status s = group == 1 ? synthesize<g1_traits>(gpu, n, seed, b->d, st, err)
                               : synthesize<g2_traits>(gpu, n, seed, b->d, st, err);
@@ -1290,7 +1268,7 @@ czk_status czk_gpu_bases_download(const czk_gpu_bases *b, size_t first, size_t c
         return czk_err_set(err, CZK_EINVAL, "bases download: range out of bounds");
     TRY_STATUS(select_gpu(b->gpu, err));
     size_t elem = b->group == 1 ? sizeof(czk_g1_affine) : sizeof(czk_g2_affine);
-    TRY(cudaMemcpy(out, (const uint8_t *)b->d + first * elem, count * elem,
+    CZK_CUDA_TRY(err, cudaMemcpy(out, (const uint8_t *)b->d + first * elem, count * elem,
                    cudaMemcpyDeviceToHost));
     return CZK_OK;
 }
@@ -1321,7 +1299,7 @@ czk_status czk_gpu_scalars_upload(int gpu, const czk_scalar *scalars, size_t n,
         e = cudaMemcpy(s->d, scalars, n * sizeof(czk_scalar), cudaMemcpyHostToDevice);
     if (e != cudaSuccess) {
         czk_gpu_scalars_destroy(s);
-        return cuda_fail(err, e, "scalars upload", __FILE__, __LINE__);
+        return czk__cuda_fail(err, e, "scalars upload", __FILE__, __LINE__);
     }
     *out = s;
     return CZK_OK;
@@ -1380,7 +1358,7 @@ int czk__gpu_thread_msm_priority(void) { return t_msm_priority; }
 
 void czk_gpu_msm_trim(int gpu)
 {
-    if (gpu < 0 || gpu >= MAX_GPUS) return;
+    if (gpu < 0 || gpu >= CZK_GPU_MAX) return;
     pthread_mutex_lock(&pool_lock);
     if (pools[gpu] != nullptr) {
         cudaMemPoolTrimTo(pools[gpu], 0);
@@ -1392,7 +1370,7 @@ void czk_gpu_msm_trim(int gpu)
 void czk_gpu_pool_stats(int gpu, czk_gpu_pool_usage *out, bool reset_high)
 {
     memset(out, 0, sizeof *out);
-    if (gpu < 0 || gpu >= MAX_GPUS) return;
+    if (gpu < 0 || gpu >= CZK_GPU_MAX) return;
     pthread_mutex_lock(&pool_lock);
     cudaMemPool_t p = pools[gpu];
     pthread_mutex_unlock(&pool_lock);
@@ -1425,7 +1403,7 @@ czk_status eval_run(void *out, const void *a, const void *b, size_t n, Op op, cz
     O *dout;
     A *da;
     B *db;
-    TRY(cudaMalloc(&dout, n * sizeof(O)));
+    CZK_CUDA_TRY(err, cudaMalloc(&dout, n * sizeof(O)));
     cudaError_t e = cudaMalloc(&da, n * sizeof(A));
     if (e == cudaSuccess) e = cudaMalloc(&db, n * sizeof(B));
     else db = nullptr;
@@ -1443,7 +1421,7 @@ czk_status eval_run(void *out, const void *a, const void *b, size_t n, Op op, cz
     cudaFree(db);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
-        return cuda_fail(err, e, "gpu eval", __FILE__, __LINE__);
+        return czk__cuda_fail(err, e, "gpu eval", __FILE__, __LINE__);
     }
     return CZK_OK;
 }
@@ -1527,11 +1505,11 @@ extern "C" czk_status czk__gpu_ff_mul_rate(int gpu, int field, unsigned reps,
 {
     TRY_STATUS(select_gpu(gpu, err));
     cudaDeviceProp prop;
-    TRY(cudaGetDeviceProperties(&prop, gpu));
+    CZK_CUDA_TRY(err, cudaGetDeviceProperties(&prop, gpu));
     size_t threads = (size_t)prop.multiProcessorCount * 2048;
     size_t elem = field == 0 ? sizeof(fp_t) : sizeof(fr_t);
     void *d;
-    TRY(cudaMalloc(&d, 2 * threads * elem));
+    CZK_CUDA_TRY(err, cudaMalloc(&d, 2 * threads * elem));
     /* Every limb 0x11111111: below both moduli, so a valid (reduced) element. */
     cudaError_t e = cudaMemset(d, 0x11, 2 * threads * elem);
     cudaEvent_t e0 = nullptr, e1 = nullptr;
@@ -1554,7 +1532,7 @@ extern "C" czk_status czk__gpu_ff_mul_rate(int gpu, int field, unsigned reps,
     cudaFree(d);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
-        return cuda_fail(err, e, "mul rate", __FILE__, __LINE__);
+        return czk__cuda_fail(err, e, "mul rate", __FILE__, __LINE__);
     }
     *muls_per_s = (double)threads * reps / (ms * 1e-3);
     return CZK_OK;

@@ -44,7 +44,6 @@ using namespace czk_gpu::ntt;
 
 namespace {
 
-constexpr unsigned MAX_GPUS = 16;
 constexpr unsigned MAX_PASSES = 3;
 /* Boundary twiddle levels of up to 2^20 entries (32 MB) are always stored whole: one load
  * instead of two loads and a multiplication. (A host harness may lower it to test the split
@@ -250,7 +249,7 @@ struct gpu_state {
     unsigned nscales;
 };
 
-gpu_state g_states[MAX_GPUS];
+gpu_state g_states[CZK_GPU_MAX];
 pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Device memory running out is CZK_ERESOURCE, as for the MSM. */
@@ -746,7 +745,7 @@ czk_status h_finish(const h_ctx *x, fr_t *a, const fr_t *b, const fr_t *c, cudaS
 czk_status check_gpu(int gpu, czk_err *err)
 {
     int n = czk_gpu_count();
-    if (gpu < 0 || gpu >= n || gpu >= (int)MAX_GPUS)
+    if (gpu < 0 || gpu >= n || gpu >= CZK_GPU_MAX)
         return czk_err_set(err, CZK_ENOGPU, "gpu ntt: GPU %d: %d device(s) present", gpu, n);
     return CZK_OK;
 }
@@ -1026,7 +1025,7 @@ extern "C" void czk__gpu_ntt_set_whole_max(int boundary_max_log, int scale_max_l
 
 extern "C" void czk_gpu_ntt_release(int gpu)
 {
-    if (gpu < 0 || gpu >= (int)MAX_GPUS) return;
+    if (gpu < 0 || gpu >= CZK_GPU_MAX) return;
     pthread_mutex_lock(&g_lock);
     if (g_states[gpu].init && cudaSetDevice(gpu) == cudaSuccess) state_free(&g_states[gpu]);
     pthread_mutex_unlock(&g_lock);

@@ -9,6 +9,10 @@
 #include "czk/ntt.h"
 #include "czk/msm.h"
 
+/* The most GPUs one process drives (per-device tables are this long); devices past it
+ * are not used. */
+#define CZK_GPU_MAX 16
+
 #ifdef __cplusplus
 extern "C" {
 #endif

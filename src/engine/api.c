@@ -433,18 +433,7 @@ czk_status czk_engine_preload(czk_engine *e, const char *circuit_id, bool *alrea
     uint64_t dt = czk_clock_us() - t0;
     pthread_mutex_lock(&e->mu);
     e->params_bytes -= est;
-    if (st != CZK_OK) {
-        pe->state = CZK__PE_COLD;
-        pe->bytes = 0;
-    } else {
-        pe->bytes = czk__params_size(pe);
-        e->params_bytes += pe->bytes;
-        pe->state = CZK__PE_LOADED;
-        pe->load_ms = dt / 1000u;
-        pe->loads++;
-        pe->last_used_ms = czk_unix_ms();
-        czk__hist_add(&e->hist[CZK__ST_PARAMS], (double)dt / 1e6);
-    }
+    czk__budget_load_ended(e, pe, st, dt);
     pthread_cond_broadcast(&e->cv_work);
     pthread_mutex_unlock(&e->mu);
     if (load_ms) *load_ms = dt / 1000u;

@@ -158,6 +158,22 @@ void czk__budget_prewarm(czk_engine *e, const czk__params *pe)
                  pe->id, made, need, (czk_clock_us() - t0) / 1000u);
 }
 
+void czk__budget_load_ended(czk_engine *e, czk__params *pe, czk_status st, uint64_t dt_us)
+{
+    if (st != CZK_OK) {
+        pe->state = CZK__PE_COLD;
+        pe->bytes = 0;
+        return;
+    }
+    pe->bytes = czk__params_size(pe);
+    e->params_bytes += pe->bytes;
+    pe->state = CZK__PE_LOADED;
+    pe->load_ms = dt_us / 1000u;
+    pe->loads++;
+    pe->last_used_ms = czk_unix_ms();
+    czk__hist_add(&e->hist[CZK__ST_PARAMS], (double)dt_us / 1e6);
+}
+
 /* What czk__params_load needs for pe: test parameters, and with GPUs a plan on each
  * within its limit less what the other loaded sets keep there, leaving room for the
  * largest working memory of their proofs (mu held). */

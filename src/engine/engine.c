@@ -387,7 +387,7 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in, 
             for (int i = 0; i < ngpu; i++) e->gpu_ordinals[ng++] = i;
         }
     }
-    if (ng > CZK__MAX_GPUS) ng = CZK__MAX_GPUS;
+    if (ng > CZK_GPU_MAX) ng = CZK_GPU_MAX;
     e->ngpus = ng;
     e->use_gpu = ng > 0;
     const char *pk_env = getenv("CZK_GPU_PACK");

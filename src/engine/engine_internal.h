@@ -88,7 +88,7 @@ void czk__pinned_get_stats(czk__pinned_pool *pp, czk__pinned_stats *out);
 /* Parameter cache entries                                                              */
 /* ------------------------------------------------------------------------------------ */
 
-#define CZK__MAX_GPUS 16
+_Static_assert(CZK_ENGINE_MAX_GPUS == CZK_GPU_MAX, "engine and GPU layer agree on the most GPUs");
 
 typedef enum czk__pe_state { CZK__PE_COLD = 0, CZK__PE_LOADING = 1, CZK__PE_LOADED = 2 } czk__pe_state;
 
@@ -106,8 +106,8 @@ typedef struct czk__params {
     uint64_t load_ms;
     uint64_t loads, evictions;
     /* Bases resident per GPU slot (engine's gpu index); failed: do not retry the upload. */
-    struct czk_gpu_srs *gpu_srs[CZK__MAX_GPUS];
-    bool gpu_srs_failed[CZK__MAX_GPUS];
+    struct czk_gpu_srs *gpu_srs[CZK_GPU_MAX];
+    bool gpu_srs_failed[CZK_GPU_MAX];
     bool generated; /* test parameters made in memory (czk_engine_config.test_params) */
     /* gpus.pack_copies: a, b, c or aux of this circuit had more than half its elements
      * neither 0 nor 1 in a partition (a PoSt's Poseidon rows): copied plain from then on,
@@ -118,7 +118,7 @@ typedef struct czk__params {
      * tail_first[s] on decoded into one page-locked host mapping (tail_mem; section s at
      * tail[s]). pk holds the shape only. */
     bool planned;
-    czk_gpu_plan plan[CZK__MAX_GPUS];
+    czk_gpu_plan plan[CZK_GPU_MAX];
     void *tail_mem;
     size_t tail_len;
     bool tail_pinned;
@@ -484,12 +484,12 @@ struct czk_engine {
     uint64_t h2d_bytes; /* host-to-device bytes of the GPU provers (atomic) */
     uint64_t h2d_us;    /* their copies' time, first start to last end per proof (atomic) */
     /* Per GPU slot (atomic): time its lock was held by a proof, and partitions proved. */
-    uint64_t gpu_device_us[CZK__MAX_GPUS];
-    uint64_t gpu_parts[CZK__MAX_GPUS];
+    uint64_t gpu_device_us[CZK_GPU_MAX];
+    uint64_t gpu_parts[CZK_GPU_MAX];
     /* Per GPU slot: device bytes czk may use (gpus.memory_limit, or the free memory at
      * start less a margin) and the measured host-to-device rate (GB/s, 0 if unknown). */
-    uint64_t gpu_limit[CZK__MAX_GPUS];
-    double gpu_h2d_gbps[CZK__MAX_GPUS];
+    uint64_t gpu_limit[CZK_GPU_MAX];
+    double gpu_h2d_gbps[CZK_GPU_MAX];
     uint64_t by_kind_state[5][5];
     czk__hist hist[CZK__ST_COUNT];
 };
@@ -553,10 +553,13 @@ bool czk__budget_part_packs(const czk_engine *e, const czk__params *pe);
 uint64_t czk__budget_part_bytes(const czk_engine *e, const czk__params *pe);
 /** Page-lock the buffers a newly loaded pe needs now, with GPUs (mu not held). */
 void czk__budget_prewarm(czk_engine *e, const czk__params *pe);
+/** A load of pe has ended with st after dt_us: the entry is LOADED, its bytes counted and
+ * its time recorded, or COLD again (mu held). */
+void czk__budget_load_ended(czk_engine *e, czk__params *pe, czk_status st, uint64_t dt_us);
 /** What czk__params_load needs for pe: test parameters, and each GPU's room for a plan. */
 typedef struct czk__budget_gen_ctx {
     czk__params_gen gen;
-    uint64_t budget[CZK__MAX_GPUS], other[CZK__MAX_GPUS];
+    uint64_t budget[CZK_GPU_MAX], other[CZK_GPU_MAX];
 } czk__budget_gen_ctx;
 /** Fill c for a load of pe (mu held). */
 void czk__budget_gen_fill(const czk_engine *e, const czk__params *pe, czk__budget_gen_ctx *c);

@@ -43,8 +43,8 @@ static czk_status params_make_test(czk__params *pe, const czk__params_gen *gen, 
     CZK_LOG_WARN("no parameter file: making TEST parameters in memory", "circuit=%s path=%s gpus=%zu",
                  pe->id, pe->path, gen->ngpus);
     gen_progress gp = {pe->id, czk_clock_us(), -1};
-    czk_gpu_srs *srs[CZK__MAX_GPUS] = {0};
-    size_t ng = gen->ngpus < CZK__MAX_GPUS ? gen->ngpus : CZK__MAX_GPUS;
+    czk_gpu_srs *srs[CZK_GPU_MAX] = {0};
+    size_t ng = gen->ngpus < CZK_GPU_MAX ? gen->ngpus : CZK_GPU_MAX;
     czk_status st = czk_fil_test_params_make(pe->id, gen->gpus, ng, &pe->pk, srs, pool,
                                              gen_progress_fn, &gp, err);
     if (st != CZK_OK) return st;
@@ -112,7 +112,7 @@ static czk_status params_load_planned(czk__params *pe, const czk__params_gen *ge
     czk_groth16_params_file *f = NULL;
     czk_status st = czk_groth16_params_file_open(&f, pe->path, &pe->pk, err);
     if (st != CZK_OK) return st;
-    const size_t ng = gen->ngpus < CZK__MAX_GPUS ? gen->ngpus : CZK__MAX_GPUS;
+    const size_t ng = gen->ngpus < CZK_GPU_MAX ? gen->ngpus : CZK_GPU_MAX;
     size_t len[CZK_G16_SECTIONS];
     for (int k = 0; k < CZK_G16_SECTIONS; k++)
         len[k] = czk_groth16_section_len(&pe->pk, (czk_groth16_section)k);
@@ -157,7 +157,7 @@ static czk_status params_load_planned(czk__params *pe, const czk__params_gen *ge
 
     /* Each GPU's SRS: the shared prefix through the staging buffer, the rest of its
      * resident points from the tails. */
-    czk_gpu_srs *srs[CZK__MAX_GPUS] = {0};
+    czk_gpu_srs *srs[CZK_GPU_MAX] = {0};
     for (size_t g = 0; g < ng && st == CZK_OK; g++)
         st = czk_gpu_srs_create_plan(&srs[g], gen->gpus[g], &pe->pk, &pe->plan[g], err);
     void *stage = NULL;
@@ -244,7 +244,7 @@ czk_status czk__params_load(czk__params *pe, const czk__params_gen *gen, czk_poo
         st = czk_groth16_params_read_file(&pe->pk, pe->path, false, pool, err);
     }
     if (st != CZK_OK) {
-        for (int g = 0; g < CZK__MAX_GPUS; g++) {
+        for (int g = 0; g < CZK_GPU_MAX; g++) {
             czk_gpu_srs_destroy(pe->gpu_srs[g]);
             pe->gpu_srs[g] = NULL;
         }
@@ -259,7 +259,7 @@ czk_status czk__params_load(czk__params *pe, const czk__params_gen *gen, czk_poo
 
 void czk__params_unload(czk__params *pe)
 {
-    for (int g = 0; g < CZK__MAX_GPUS; g++) {
+    for (int g = 0; g < CZK_GPU_MAX; g++) {
         czk_gpu_srs_destroy(pe->gpu_srs[g]);
         pe->gpu_srs[g] = NULL;
         pe->gpu_srs_failed[g] = false;
@@ -297,12 +297,12 @@ uint64_t czk__params_size(const czk__params *pe)
 
 uint64_t czk__params_gpu_resident(const czk__params *pe, size_t g)
 {
-    return g < CZK__MAX_GPUS ? czk_gpu_srs_bytes(pe->gpu_srs[g]) : 0;
+    return g < CZK_GPU_MAX ? czk_gpu_srs_bytes(pe->gpu_srs[g]) : 0;
 }
 
 uint64_t czk__params_gpu_working(const czk__params *pe, size_t g)
 {
-    if (g >= CZK__MAX_GPUS || !pe->planned) return 0;
+    if (g >= CZK_GPU_MAX || !pe->planned) return 0;
     const czk_gpu_plan *p = &pe->plan[g];
     return p->peak_bytes > p->resident_bytes ? p->peak_bytes - p->resident_bytes : 0;
 }

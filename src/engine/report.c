@@ -107,7 +107,7 @@ czk_status czk_engine_get_status(czk_engine *e, czk_engine_status *out, czk_err 
          * reads it (the GPU), COLD on disk only. The CPU back end proves from host memory,
          * so there a loaded set is HOT. */
         bool on_gpu = false;
-        for (int g = 0; g < CZK__MAX_GPUS; g++) on_gpu = on_gpu || pe->gpu_srs[g] != NULL;
+        for (int g = 0; g < CZK_GPU_MAX; g++) on_gpu = on_gpu || pe->gpu_srs[g] != NULL;
         s->tier = pe->state != CZK__PE_LOADED ? 2 : on_gpu || !e->use_gpu ? 0 : 1;
         s->size_bytes = pe->bytes;
         s->ref_count = pe->refs;

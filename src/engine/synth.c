@@ -281,19 +281,11 @@ void *czk__synth_main(void *arg)
             }
             uint64_t dt = czk_clock_us() - t0;
             e->busy_workers--;
+            czk__budget_load_ended(e, pe, st, dt);
             if (st != CZK_OK) {
-                pe->state = CZK__PE_COLD;
-                pe->bytes = 0;
                 czk__job_end(e, j, CZK_JOB_FAILED, st, "%s", err.msg);
             } else {
-                pe->bytes = czk__params_size(pe);
-                e->params_bytes += pe->bytes;
-                pe->state = CZK__PE_LOADED;
-                pe->load_ms = dt / 1000u;
-                pe->loads++;
-                pe->last_used_ms = czk_unix_ms();
                 j->timings.srs_load_ms += dt / 1000u;
-                czk__hist_add(&e->hist[CZK__ST_PARAMS], (double)dt / 1e6);
                 czk__events_emit(e, j, CZK_EV_PARAMS_LOADED, -1, name,
                                  "%s: %" PRIu64 " bytes in %" PRIu64 " ms", pe->id, pe->bytes,
                                  dt / 1000u);

@@ -68,26 +68,6 @@ namespace {
 constexpr int EW_THREADS = 256;
 constexpr unsigned EW_BLOCKS_MAX = 132 * 16;
 
-czk_status cuda_fail(czk_err *err, cudaError_t e, const char *what, const char *file, int line)
-{
-    (void)cudaGetLastError();
-    if (e == cudaErrorMemoryAllocation)
-        return czk_err_set(err, CZK_ERESOURCE, "%s at %s:%d: out of GPU memory", what, file,
-                           line);
-    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
-        return czk_err_set(err, CZK_ENOGPU, "%s: %s", what, cudaGetErrorString(e));
-    return czk_err_set(err, CZK_ECUDA, "%s failed at %s:%d: %s (%s)", what, file, line,
-                       cudaGetErrorString(e), cudaGetErrorName(e));
-}
-
-/* Every CUDA call: a failed allocation is CZK_ERESOURCE, no device CZK_ENOGPU, the rest
- * CZK_ECUDA with the expression, file and line. */
-#define TRY(expr)                                                                              \
-    do {                                                                                       \
-        cudaError_t e_ = (expr);                                                               \
-        if (e_ != cudaSuccess) return cuda_fail(err, e_, #expr, __FILE__, __LINE__);           \
-    } while (0)
-#define TRY_LAUNCH() TRY(cudaGetLastError())
 #define TRY_STATUS(expr)                                                                       \
     do {                                                                                       \
         czk_status s_ = (expr);                                                                \
@@ -99,7 +79,7 @@ czk_status select_gpu(int gpu, czk_err *err)
     int n = czk_gpu_count();
     if (gpu < 0 || gpu >= n)
         return czk_err_set(err, CZK_ENOGPU, "GPU %d: %d device(s) present", gpu, n);
-    TRY(cudaSetDevice(gpu));
+    CZK_CUDA_TRY(err, cudaSetDevice(gpu));
     return CZK_OK;
 }
 
@@ -299,18 +279,18 @@ struct streamer {
     czk_status ready(size_t need, czk_err *err)
     {
         if (cs == nullptr) {
-            TRY(cudaStreamCreateWithPriority(&cs, cudaStreamNonBlocking, prio));
-            for (cudaEvent_t &e : ev) TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+            CZK_CUDA_TRY(err, cudaStreamCreateWithPriority(&cs, cudaStreamNonBlocking, prio));
+            for (cudaEvent_t &e : ev) CZK_CUDA_TRY(err, cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
         }
         if (bytes >= need) return CZK_OK;
-        TRY(cudaStreamSynchronize(cs));
+        CZK_CUDA_TRY(err, cudaStreamSynchronize(cs));
         for (void *&b : buf)
             if (b != nullptr) {
                 cudaFree(b);
                 b = nullptr;
             }
         bytes = 0;
-        for (void *&b : buf) TRY(cudaMalloc(&b, need));
+        for (void *&b : buf) CZK_CUDA_TRY(err, cudaMalloc(&b, need));
         bytes = need;
         return CZK_OK;
     }
@@ -369,7 +349,7 @@ struct prove_state {
         }
         if (e != cudaSuccess) {
             *p = nullptr;
-            return cuda_fail(err, e, "device buffer", __FILE__, __LINE__);
+            return czk__cuda_fail(err, e, "device buffer", __FILE__, __LINE__);
         }
         return CZK_OK;
     }
@@ -537,12 +517,12 @@ czk_status msm(streamer &sm, int gpu, void *out, const base_src &src, size_t fir
         const size_t nd = g0 < src.res ? (c.bn < src.res - g0 ? c.bn : src.res - g0) : 0;
         uint8_t *dst = (uint8_t *)sm.buf[slot];
         if (nd > 0)
-            TRY(cudaMemcpyAsync(dst, src.dev + g0 * elem, nd * elem, cudaMemcpyDeviceToDevice,
+            CZK_CUDA_TRY(err, cudaMemcpyAsync(dst, src.dev + g0 * elem, nd * elem, cudaMemcpyDeviceToDevice,
                                 sm.cs));
         if (c.bn > nd)
-            TRY(cudaMemcpyAsync(dst + nd * elem, src.host + (g0 + nd - src.res) * elem,
+            CZK_CUDA_TRY(err, cudaMemcpyAsync(dst + nd * elem, src.host + (g0 + nd - src.res) * elem,
                                 (c.bn - nd) * elem, cudaMemcpyHostToDevice, sm.cs));
-        TRY(cudaEventRecord(sm.ev[slot], sm.cs));
+        CZK_CUDA_TRY(err, cudaEventRecord(sm.ev[slot], sm.cs));
         *streamed += (c.bn - nd) * elem;
         next_lo += c.cnt;
         slot ^= 1;
@@ -570,7 +550,7 @@ czk_status msm(streamer &sm, int gpu, void *out, const base_src &src, size_t fir
     int use = 0;
     for (size_t lo = cut; lo < n;) {
         call c = make_call(lo, n);
-        TRY(cudaEventSynchronize(sm.ev[use]));
+        CZK_CUDA_TRY(err, cudaEventSynchronize(sm.ev[use]));
         /* The other buffer was last read by the call before this one, which has returned. */
         TRY_STATUS(issue());
         jac part;
@@ -586,8 +566,7 @@ czk_status msm(streamer &sm, int gpu, void *out, const base_src &src, size_t fir
 }
 
 /* The largest proof seen on each GPU so far: its buffers' bytes and its domain. */
-constexpr int MAX_GPUS = 16;
-std::atomic<uint64_t> g_max_bufs[MAX_GPUS], g_max_m[MAX_GPUS];
+std::atomic<uint64_t> g_max_bufs[CZK_GPU_MAX], g_max_m[CZK_GPU_MAX];
 
 void atomic_max(std::atomic<uint64_t> &a, uint64_t v)
 {
@@ -608,14 +587,14 @@ void atomic_max(std::atomic<uint64_t> &a, uint64_t v)
  */
 void note_shape(int gpu, size_t m, size_t ni, size_t na)
 {
-    if (gpu < 0 || gpu >= MAX_GPUS) return;
+    if (gpu < 0 || gpu >= CZK_GPU_MAX) return;
     atomic_max(g_max_bufs[gpu], (uint64_t)sizeof(czk_fr) * (3 * (uint64_t)m + ni + na));
     atomic_max(g_max_m[gpu], (uint64_t)m);
 }
 
 bool room_for_next(int gpu, cudaMemPool_t pool)
 {
-    if (gpu < 0 || gpu >= MAX_GPUS) return false;
+    if (gpu < 0 || gpu >= CZK_GPU_MAX) return false;
     const char *env = getenv("CZK_GPU_OVERLAP");
     if (env != nullptr && strcmp(env, "0") == 0) return false;
     size_t free_b = 0, total_b = 0;
@@ -637,12 +616,12 @@ bool room_for_next(int gpu, cudaMemPool_t pool)
 }
 
 /* Proofs in this process now between their first allocation and their return, per GPU. */
-std::atomic<int> g_in_flight[MAX_GPUS];
+std::atomic<int> g_in_flight[CZK_GPU_MAX];
 
 struct in_flight_scope {
     int gpu;
     int before; /* proofs already on this GPU when this one began */
-    explicit in_flight_scope(int g) : gpu(g >= 0 && g < MAX_GPUS ? g : -1), before(0)
+    explicit in_flight_scope(int g) : gpu(g >= 0 && g < CZK_GPU_MAX ? g : -1), before(0)
     {
         if (gpu >= 0) before = g_in_flight[gpu].fetch_add(1, std::memory_order_relaxed);
     }
@@ -698,14 +677,14 @@ czk_status copy_packed(fr_t *stage, const czk_packed_vec *p, cudaStream_t cs, ui
     packed_layout l(p);
     uint8_t *d = (uint8_t *)stage;
     if (l.words > 0) {
-        TRY(cudaMemcpyAsync(d, p->ones, l.words * sizeof(uint64_t), cudaMemcpyHostToDevice, cs));
-        TRY(cudaMemcpyAsync(d + l.off_others, p->others, l.words * sizeof(uint64_t),
+        CZK_CUDA_TRY(err, cudaMemcpyAsync(d, p->ones, l.words * sizeof(uint64_t), cudaMemcpyHostToDevice, cs));
+        CZK_CUDA_TRY(err, cudaMemcpyAsync(d + l.off_others, p->others, l.words * sizeof(uint64_t),
                             cudaMemcpyHostToDevice, cs));
-        TRY(cudaMemcpyAsync(d + l.off_prefix, p->prefix, l.words * sizeof(uint32_t),
+        CZK_CUDA_TRY(err, cudaMemcpyAsync(d + l.off_prefix, p->prefix, l.words * sizeof(uint32_t),
                             cudaMemcpyHostToDevice, cs));
     }
     if (p->n_other > 0)
-        TRY(cudaMemcpyAsync(d + l.off_vals, p->vals, p->n_other * sizeof(czk_fr),
+        CZK_CUDA_TRY(err, cudaMemcpyAsync(d + l.off_vals, p->vals, p->n_other * sizeof(czk_fr),
                             cudaMemcpyHostToDevice, cs));
     *bytes += (uint64_t)l.words * 20 + (uint64_t)p->n_other * sizeof(czk_fr);
     return CZK_OK;
@@ -731,9 +710,9 @@ czk_status expand_packed(fr_t *dst, fr_t *&stage, const czk_packed_vec *p, bool 
             czk_gpu::pack::expand_kernel<false><<<ew_blocks(p->n), EW_THREADS, 0, s>>>(
                 dst, p->n, ones, others, prefix, vals, fr_t::one());
         }
-        TRY_LAUNCH();
+        CZK_CUDA_TRY_LAUNCH(err);
     }
-    TRY(cudaFreeAsync(stage, s));
+    CZK_CUDA_TRY(err, cudaFreeAsync(stage, s));
     stage = nullptr;
     return CZK_OK;
 }
@@ -792,8 +771,8 @@ czk_status witness_msms(witness_job *j)
     czk__groth16_msms *res = j->res;
     czk_gpu_prove_stats *st = j->st;
     const int gpu = j->gpu;
-    TRY(cudaSetDevice(gpu));
-    TRY(cudaEventSynchronize(j->ready));
+    CZK_CUDA_TRY(err, cudaSetDevice(gpu));
+    CZK_CUDA_TRY(err, cudaEventSynchronize(j->ready));
     scratch_cap_scope cap(j->scratch_cap);
     size_t b_in = asg->b_input_density ? czk_density_count(asg->b_input_density, ni) : ni;
     const base_src *src = j->src;
@@ -978,8 +957,8 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     /* The transforms lead to the H MSM, the longest chain: their stream gets the highest
      * priority, so the witness MSMs beside them take the SMs they leave idle. */
     int prio_least = 0, prio_greatest = 0;
-    TRY(cudaDeviceGetStreamPriorityRange(&prio_least, &prio_greatest));
-    TRY(cudaStreamCreateWithPriority(&ps.s, cudaStreamNonBlocking, prio_greatest));
+    CZK_CUDA_TRY(err, cudaDeviceGetStreamPriorityRange(&prio_least, &prio_greatest));
+    CZK_CUDA_TRY(err, cudaStreamCreateWithPriority(&ps.s, cudaStreamNonBlocking, prio_greatest));
     /* An urgent proof's MSMs (on their own streams, here and on the witness thread) go at
      * the transforms' priority, ahead of every other proof's MSMs: a WinningPoSt sharing
      * the GPU with PoRep partitions waits only for blocks already running.
@@ -1011,9 +990,9 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     scratch_cap_scope cap_scope(scratch_cap);
     /* The copy stream also makes the witness canonical (from_mont_kernel), which the
      * witness MSMs wait for: at their level, not behind another proof's H MSM. */
-    TRY(cudaStreamCreateWithPriority(&ps.cs, cudaStreamNonBlocking, witness_prio));
+    CZK_CUDA_TRY(err, cudaStreamCreateWithPriority(&ps.cs, cudaStreamNonBlocking, witness_prio));
     ps.sm.prio = msm_prio;
-    for (cudaEvent_t &e : ps.ev) TRY(cudaEventCreate(&e));
+    for (cudaEvent_t &e : ps.ev) CZK_CUDA_TRY(err, cudaEventCreate(&e));
     enum { EV_C0, EV_A, EV_B, EV_C, EV_Z, EV_S0, EV_H, EV_ZC, EV_CEND, EV_BFREE };
 
     /* B_G2 on the CPU starts first: it needs nothing from the GPU. */
@@ -1046,8 +1025,8 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
             TRY_STATUS(ps.alloc(&ps.stage[k], (packed_layout(pv[k]).bytes + 31) / 32, err));
     }
     /* The copies start once the buffers exist (they were allocated on the compute stream). */
-    TRY(cudaEventRecord(ps.ev[EV_S0], ps.s));
-    TRY(cudaStreamWaitEvent(ps.cs, ps.ev[EV_S0], 0));
+    CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_S0], ps.s));
+    CZK_CUDA_TRY(err, cudaStreamWaitEvent(ps.cs, ps.ev[EV_S0], 0));
 
     /* 1. Copies, one event per vector: a, b, c first (H and its MSM are the longest chain),
      * then the witness. The copies of a, b, c bound the transforms (the GPU transforms a
@@ -1062,20 +1041,20 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
                      is_pinned(asg->aux);
     const size_t fb = sizeof(czk_fr);
     const size_t rows0 = asg->n_rows; /* rows before bellperson's input rows */
-    TRY(cudaEventRecord(ps.ev[EV_C0], ps.cs));
+    CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_C0], ps.cs));
     fr_t *dv[3] = {ps.da, ps.db, in_turn ? ps.db : ps.dc};
     czk_fr *hv[3] = {asg->a, asg->b, asg->c};
     uint64_t copied = 0;
     auto copy_witness = [&]() -> czk_status {
-        TRY(cudaMemcpyAsync(ps.dz, asg->inputs, ni * fb, cudaMemcpyHostToDevice, ps.cs));
+        CZK_CUDA_TRY(err, cudaMemcpyAsync(ps.dz, asg->inputs, ni * fb, cudaMemcpyHostToDevice, ps.cs));
         copied += ni * fb;
         if (pv[3] != nullptr) {
             TRY_STATUS(copy_packed(ps.stage[3], pv[3], ps.cs, &copied, err));
         } else if (na > 0) {
-            TRY(cudaMemcpyAsync(ps.dz + ni, asg->aux, na * fb, cudaMemcpyHostToDevice, ps.cs));
+            CZK_CUDA_TRY(err, cudaMemcpyAsync(ps.dz + ni, asg->aux, na * fb, cudaMemcpyHostToDevice, ps.cs));
             copied += na * fb;
         }
-        TRY(cudaEventRecord(ps.ev[EV_Z], ps.cs));
+        CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_Z], ps.cs));
         return CZK_OK;
     };
     auto copy_vector = [&](int k) -> czk_status {
@@ -1083,15 +1062,15 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
             TRY_STATUS(copy_packed(ps.stage[k], pv[k], ps.cs, &copied, err));
             /* bellperson's input rows, past the packed ones, as the plain copy has them */
             if (rows > rows0) {
-                TRY(cudaMemcpyAsync(dv[k] + rows0, hv[k] + rows0, (rows - rows0) * fb,
+                CZK_CUDA_TRY(err, cudaMemcpyAsync(dv[k] + rows0, hv[k] + rows0, (rows - rows0) * fb,
                                     cudaMemcpyHostToDevice, ps.cs));
                 copied += (rows - rows0) * fb;
             }
         } else if (rows > 0) {
-            TRY(cudaMemcpyAsync(dv[k], hv[k], rows * fb, cudaMemcpyHostToDevice, ps.cs));
+            CZK_CUDA_TRY(err, cudaMemcpyAsync(dv[k], hv[k], rows * fb, cudaMemcpyHostToDevice, ps.cs));
             copied += rows * fb;
         }
-        TRY(cudaEventRecord(ps.ev[EV_A + k], ps.cs));
+        CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_A + k], ps.cs));
         return CZK_OK;
     };
     /* a and b in the order of their copies' sizes, c last: c needs one transform after its
@@ -1110,7 +1089,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     if (st.witness_copied_first) {
         /* The witness's conversion on a stream of its own at the copy stream's level, so
          * that a's copy follows the witness's at once. */
-        TRY(cudaStreamCreateWithPriority(&ps.ws, cudaStreamNonBlocking, witness_prio));
+        CZK_CUDA_TRY(err, cudaStreamCreateWithPriority(&ps.ws, cudaStreamNonBlocking, witness_prio));
         TRY_STATUS(copy_witness());
     }
     /* In turn, c's copy waits for a·b (queued with the transforms below). */
@@ -1125,11 +1104,11 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
      * wait for the transforms. */
     if (rows < m)
         for (int k = 0; k < (in_turn ? 2 : 3); k++)
-            TRY(cudaMemsetAsync(dv[k] + rows, 0, (m - rows) * fb, ps.s));
+            CZK_CUDA_TRY(err, cudaMemsetAsync(dv[k] + rows, 0, (m - rows) * fb, ps.s));
     cudaStream_t zs_stream = ps.cs;
     if (st.witness_copied_first) {
         zs_stream = ps.ws;
-        TRY(cudaStreamWaitEvent(ps.ws, ps.ev[EV_Z], 0));
+        CZK_CUDA_TRY(err, cudaStreamWaitEvent(ps.ws, ps.ev[EV_Z], 0));
     }
     /* The witness in canonical limbs (aux packed: expanded to them), once it has landed. */
     auto witness_canonical = [&](cudaStream_t zst) -> czk_status {
@@ -1139,8 +1118,8 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
         } else {
             from_mont_kernel<<<ew_blocks(ni + na), EW_THREADS, 0, zst>>>(ps.dz, ni + na);
         }
-        TRY_LAUNCH();
-        TRY(cudaEventRecord(ps.ev[EV_ZC], zst));
+        CZK_CUDA_TRY_LAUNCH(err);
+        CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_ZC], zst));
         return CZK_OK;
     };
     if (!late) TRY_STATUS(witness_canonical(zs_stream));
@@ -1188,18 +1167,18 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     TRY_STATUS(czk__gpu_h_begin(gpu, pk->log_m, pk->conv, &ps.h, err));
     for (int k : vorder) {
         if (in_turn && k == 2) break;
-        TRY(cudaStreamWaitEvent(ps.s, ps.ev[EV_A + k], 0));
+        CZK_CUDA_TRY(err, cudaStreamWaitEvent(ps.s, ps.ev[EV_A + k], 0));
         if (pv[k] != nullptr)
             TRY_STATUS(expand_packed(dv[k], ps.stage[k], pv[k], false, ps.s, err));
         TRY_STATUS(czk__gpu_h_vector(ps.h, (czk_fr *)dv[k], k, ps.s, err));
     }
     if (in_turn) {
         TRY_STATUS(czk__gpu_h_combine(ps.h, (czk_fr *)ps.da, (const czk_fr *)ps.db, ps.s, err));
-        if (rows < m) TRY(cudaMemsetAsync(ps.db + rows, 0, (m - rows) * fb, ps.s));
-        TRY(cudaEventRecord(ps.ev[EV_BFREE], ps.s));
-        TRY(cudaStreamWaitEvent(ps.cs, ps.ev[EV_BFREE], 0));
+        if (rows < m) CZK_CUDA_TRY(err, cudaMemsetAsync(ps.db + rows, 0, (m - rows) * fb, ps.s));
+        CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_BFREE], ps.s));
+        CZK_CUDA_TRY(err, cudaStreamWaitEvent(ps.cs, ps.ev[EV_BFREE], 0));
         TRY_STATUS(copy_vector(2));
-        TRY(cudaStreamWaitEvent(ps.s, ps.ev[EV_C], 0));
+        CZK_CUDA_TRY(err, cudaStreamWaitEvent(ps.s, ps.ev[EV_C], 0));
         TRY_STATUS(czk__gpu_h_vector(ps.h, (czk_fr *)ps.db, 2, ps.s, err));
         TRY_STATUS(czk__gpu_h_finish_c(ps.h, (czk_fr *)ps.da, (const czk_fr *)ps.db, ps.s, err));
     } else {
@@ -1207,7 +1186,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
                                      (const czk_fr *)ps.dc, ps.s, err));
     }
     /* The last copy's end, whichever it is (in turn, c's). */
-    TRY(cudaEventRecord(ps.ev[EV_CEND], ps.cs));
+    CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_CEND], ps.cs));
     /* bellperson: the top coefficient is zero for a satisfied assignment */
     const size_t h_len = pk->conv == CZK_H_BELLPERSON ? m - 1 : m;
     /* H is in da: b and c go back to the pool now (stream-ordered after the transforms),
@@ -1215,30 +1194,30 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
      * otherwise (SRS 47 GB, whole NTT tables 8 GiB, two proofs' buffers and H MSM scratch on
      * a 141 GB H200) waited in its allocations for this proof's H MSM to end, and handed
      * the GPU on only every other time. */
-    TRY(cudaFreeAsync(ps.db, ps.s));
+    CZK_CUDA_TRY(err, cudaFreeAsync(ps.db, ps.s));
     ps.db = nullptr;
     if (ps.dc != nullptr) {
-        TRY(cudaFreeAsync(ps.dc, ps.s));
+        CZK_CUDA_TRY(err, cudaFreeAsync(ps.dc, ps.s));
         ps.dc = nullptr;
     }
-    TRY(cudaEventRecord(ps.ev[EV_H], ps.s));
+    CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_H], ps.s));
     st.t_queued_s = czk_clock_s() - t0;
-    TRY(cudaEventSynchronize(ps.ev[EV_H]));
+    CZK_CUDA_TRY(err, cudaEventSynchronize(ps.ev[EV_H]));
     double t1 = czk_clock_s();
     st.t_h_s = t1 - t0;
     tm.ntt = t1 - t0;
     float ms = 0;
-    TRY(cudaEventSynchronize(ps.ev[EV_CEND]));
-    TRY(cudaEventElapsedTime(&ms, ps.ev[EV_C0], ps.ev[EV_CEND]));
+    CZK_CUDA_TRY(err, cudaEventSynchronize(ps.ev[EV_CEND]));
+    CZK_CUDA_TRY(err, cudaEventElapsedTime(&ms, ps.ev[EV_C0], ps.ev[EV_CEND]));
     st.h2d_s = ms * 1e-3;
-    TRY(cudaEventElapsedTime(&ms, ps.ev[EV_S0], ps.ev[EV_H]));
+    CZK_CUDA_TRY(err, cudaEventElapsedTime(&ms, ps.ev[EV_S0], ps.ev[EV_H]));
     st.ntt_s = ms * 1e-3;
     /* Only MSMs against the resident SRS are left: the caller may start the next proof
      * beside them (streamed bases would share the copy engine with its copies). Under a
      * plan, only when its budget holds a second proof's buffers and H MSM beside its peak. */
     const bool plan_room =
         plan == nullptr ||
-        plan->budget >= plan->peak_bytes + g_max_bufs[gpu < MAX_GPUS ? gpu : 0].load() +
+        plan->budget >= plan->peak_bytes + g_max_bufs[gpu < CZK_GPU_MAX ? gpu : 0].load() +
                             czk_gpu_msm_scratch_bound(1, m);
     if (o.on_compute != nullptr && full && plan_room && room_for_next(gpu, ps.pool)) {
         st.overlapped = true;
@@ -1263,11 +1242,11 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     } else {
         if (late) {
             /* H's memory back to the pool, then the witness into it. */
-            TRY(cudaFreeAsync(ps.da, ps.s));
+            CZK_CUDA_TRY(err, cudaFreeAsync(ps.da, ps.s));
             ps.da = nullptr;
             TRY_STATUS(ps.alloc(&ps.dz, ni + na, err));
-            TRY(cudaEventRecord(ps.ev[EV_S0], ps.s));
-            TRY(cudaStreamWaitEvent(ps.cs, ps.ev[EV_S0], 0));
+            CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_S0], ps.s));
+            CZK_CUDA_TRY(err, cudaStreamWaitEvent(ps.cs, ps.ev[EV_S0], 0));
             TRY_STATUS(copy_witness());
             TRY_STATUS(witness_canonical(ps.cs));
             wj.zs = (const czk_scalar *)ps.dz;
@@ -1352,7 +1331,7 @@ czk_status czk_gpu_srs_write(czk_gpu_srs *srs, czk_groth16_section sec, size_t f
     TRY_STATUS(select_gpu(srs->gpu, err));
     const size_t el = section_elem(sec);
     uint8_t *dst = (uint8_t *)const_cast<void *>(czk__gpu_bases_dev(srs->sec[sec])) + first * el;
-    TRY(cudaMemcpy(dst, pts, n * el, cudaMemcpyHostToDevice));
+    CZK_CUDA_TRY(err, cudaMemcpy(dst, pts, n * el, cudaMemcpyHostToDevice));
     return CZK_OK;
 }
 
@@ -1460,30 +1439,30 @@ czk_status czk__gpu_h2d_rate(int gpu, void *const *host, size_t nbuf, size_t byt
      * H200 this copy into cudaMalloc buffers measured 49-51 GB/s with or without it, while
      * the prover's 16.7 GB of copies into its pooled buffers ran at 55.5 GB/s; `pooled`
      * measures the latter's destination.) */
-    TRY(cudaStreamCreateWithFlags(&gd.st[0], cudaStreamNonBlocking));
+    CZK_CUDA_TRY(err, cudaStreamCreateWithFlags(&gd.st[0], cudaStreamNonBlocking));
     cudaMemPool_t pool = nullptr;
     if (pooled) TRY_STATUS(czk__gpu_mem_pool(gpu, &pool, err));
     gd.pooled = pooled != 0;
     for (size_t i = 0; i < nbuf; i++) {
         if (pooled)
-            TRY(cudaMallocFromPoolAsync(&gd.d[i], bytes, pool, gd.st[0]));
+            CZK_CUDA_TRY(err, cudaMallocFromPoolAsync(&gd.d[i], bytes, pool, gd.st[0]));
         else
-            TRY(cudaMalloc(&gd.d[i], bytes));
-        TRY(cudaMemsetAsync(gd.d[i], 0, bytes, gd.st[0]));
+            CZK_CUDA_TRY(err, cudaMalloc(&gd.d[i], bytes));
+        CZK_CUDA_TRY(err, cudaMemsetAsync(gd.d[i], 0, bytes, gd.st[0]));
     }
-    TRY(cudaStreamSynchronize(gd.st[0]));
-    TRY(cudaDeviceSynchronize());
-    TRY(cudaEventCreate(&gd.e0));
-    TRY(cudaEventCreate(&gd.e1));
+    CZK_CUDA_TRY(err, cudaStreamSynchronize(gd.st[0]));
+    CZK_CUDA_TRY(err, cudaDeviceSynchronize());
+    CZK_CUDA_TRY(err, cudaEventCreate(&gd.e0));
+    CZK_CUDA_TRY(err, cudaEventCreate(&gd.e1));
     /* One stream: the copies queue behind each other on the one copy engine that serves a
      * direction anyway, and the rate is the link's. */
-    TRY(cudaEventRecord(gd.e0, gd.st[0]));
+    CZK_CUDA_TRY(err, cudaEventRecord(gd.e0, gd.st[0]));
     for (size_t i = 0; i < nbuf; i++)
-        TRY(cudaMemcpyAsync(gd.d[i], host[i], bytes, cudaMemcpyHostToDevice, gd.st[0]));
-    TRY(cudaEventRecord(gd.e1, gd.st[0]));
-    TRY(cudaEventSynchronize(gd.e1));
+        CZK_CUDA_TRY(err, cudaMemcpyAsync(gd.d[i], host[i], bytes, cudaMemcpyHostToDevice, gd.st[0]));
+    CZK_CUDA_TRY(err, cudaEventRecord(gd.e1, gd.st[0]));
+    CZK_CUDA_TRY(err, cudaEventSynchronize(gd.e1));
     float ms = 0;
-    TRY(cudaEventElapsedTime(&ms, gd.e0, gd.e1));
+    CZK_CUDA_TRY(err, cudaEventElapsedTime(&ms, gd.e0, gd.e1));
     *gbps = (double)nbuf * (double)bytes / (ms * 1e-3) / 1e9;
     return CZK_OK;
 }

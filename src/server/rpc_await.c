@@ -158,15 +158,9 @@ void czk__await_start(czk__rpc *r, const char *job_id, uint64_t timeout_ms)
     if (r->cancelled) czk__await_cancel_registration(r);
 }
 
-void czk__await_on_cancelled(czk__rpc *r)
+/* A watch sends no more: its registration (and the reference it holds) is dropped once. */
+static void watch_stop(czk__rpc *r)
 {
-    czk__rpc_try_finish(r); /* nothing more will be sent */
-    czk__rpc_pool_leave(r);
-    czk__await_cancel_registration(r);
-    if (r->timeout_ms) {
-        czk__rpc_ref(r);
-        czk__server_post(r->srv, czk__await_stop_timer, r);
-    }
     pthread_mutex_lock(&r->mu);
     bool unwatch = r->watch_registered && r->watch_active;
     r->watch_active = false;
@@ -176,6 +170,18 @@ void czk__await_on_cancelled(czk__rpc *r)
         czk_engine_unwatch(r->srv->engine, r->watch_handle);
         czk__rpc_unref(r);
     }
+}
+
+void czk__await_on_cancelled(czk__rpc *r)
+{
+    czk__rpc_try_finish(r); /* nothing more will be sent */
+    czk__rpc_pool_leave(r);
+    czk__await_cancel_registration(r);
+    if (r->timeout_ms) {
+        czk__rpc_ref(r);
+        czk__server_post(r->srv, czk__await_stop_timer, r);
+    }
+    watch_stop(r);
 }
 
 /* WatchJob: events are queued by the engine's threads and sent one at a time, each next
@@ -237,15 +243,7 @@ static void watch_event(void *ctx, const czk_job_event *ev)
 /* After the last event of a job's watch is sent: end the stream with OK. */
 static void watch_end(czk__rpc *r)
 {
-    pthread_mutex_lock(&r->mu);
-    bool unwatch = r->watch_registered && r->watch_active;
-    r->watch_active = false;
-    r->watch_ended = true;
-    pthread_mutex_unlock(&r->mu);
-    if (unwatch) {
-        czk_engine_unwatch(r->srv->engine, r->watch_handle);
-        czk__rpc_unref(r);
-    }
+    watch_stop(r);
     czk__rpc_reply(r, GRPC_STATUS_OK, NULL, NULL);
 }
 

@@ -11,7 +11,7 @@
 //   limits: descriptor exhaustion and the listener's recovery (PRELOAD_SO: an accept4
 //           that fails with EMFILE on demand), memory before authentication, a gzip
 //           bomb, HTTP/2 rapid reset, bytes of queued payloads.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, statSync, chmodSync } from 'node:fs';
 import http2 from 'node:http2';
 import net from 'node:net';
@@ -19,6 +19,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import grpc from '@grpc/grpc-js';
 import protoLoader from '@grpc/proto-loader';
+import { check, log, run, sleep, tally } from './czkd_harness.mjs';
 
 const [czkd, czk, protoDir, grpcProtoDir, work, mode, preload] = process.argv.slice(2);
 const slowChmod = mode.startsWith('config') ? preload : null;
@@ -31,18 +32,6 @@ mkdirSync(work, { recursive: true });
 const params = path.join(work, 'params');
 mkdirSync(params, { recursive: true });
 
-let passed = 0, failed = 0;
-function check(cond, what, extra) {
-    if (cond) { passed++; console.log(`ok   ${what}`); }
-    else { failed++; console.log(`FAIL ${what}${extra !== undefined ? ': ' + JSON.stringify(extra) : ''}`); }
-}
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const t0 = Date.now();
-const log = (m) => console.log(`# [${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}`);
-function run(cmd, args, opts = {}) {
-    const r = spawnSync(cmd, args, { encoding: 'utf8', ...opts });
-    return { code: r.status, out: r.stdout || '', err: r.stderr || '' };
-}
 
 // ---------------------------------------------------------------------------------------
 // The daemon
@@ -743,5 +732,5 @@ if (only) cases = cases.filter((f) => f.name === only);
 for (const f of cases) {
     try { await f(); } catch (e) { check(false, `${f.name} threw`, e.stack); }
 }
-log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+log(`${tally.passed} passed, ${tally.failed} failed`);
+process.exit(tally.failed ? 1 : 0);

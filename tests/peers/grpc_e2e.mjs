@@ -9,12 +9,13 @@
 // The filecoin mode (tests/slow) proves a WindowPoSt 2 KiB partition from
 // `czk fixture wpost` with parameters from `czk setup --circuit wpost-2k`, through cuzk's
 // API (what Curio sends) and through `czk run-job --fixture`.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import grpc from '@grpc/grpc-js';
 import protoLoader from '@grpc/proto-loader';
+import { check, log, run, sleep, tally } from './czkd_harness.mjs';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import * as snarkjs from 'snarkjs';
 
@@ -30,22 +31,10 @@ mkdirSync(work, { recursive: true });
 const params = path.join(work, 'params');
 mkdirSync(params, { recursive: true });
 
-let passed = 0, failed = 0;
-function check(cond, what, extra) {
-    if (cond) { passed++; console.log(`ok   ${what}`); }
-    else { failed++; console.log(`FAIL ${what}${extra !== undefined ? ': ' + JSON.stringify(extra) : ''}`); }
-}
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const t0 = Date.now();
-const log = (m) => console.log(`# [${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}`);
 
 // ---------------------------------------------------------------------------------------
 // Circuits: made by czk itself, cached in the work directory between runs.
 // ---------------------------------------------------------------------------------------
-function run(cmd, args, opts = {}) {
-    const r = spawnSync(cmd, args, { encoding: 'utf8', ...opts });
-    return { code: r.status, out: r.stdout || '', err: r.stderr || '' };
-}
 function makeCircuit(name, constraints) {
     const r1cs = path.join(work, `${name}.r1cs`), wtns = path.join(work, `${name}.wtns`);
     const zkey = path.join(params, `${name}.zkey`), vk = path.join(work, `${name}.vk.json`);
@@ -602,13 +591,13 @@ if (mode === 'filecoin') {
         daemon.proc.kill('SIGTERM');
         check((await daemon.exited).code === 0, 'SIGTERM: exit 0');
     } catch (e) {
-        failed++;
+        tally.failed++;
         console.log(`FAIL exception: ${e.stack}`);
     }
     closeClients();
     if (daemon.proc.exitCode === null && daemon.proc.signalCode === null) daemon.proc.kill('SIGKILL');
-    log(`${passed} passed, ${failed} failed`);
-    process.exit(failed ? 1 : 0);
+    log(`${tally.passed} passed, ${tally.failed} failed`);
+    process.exit(tally.failed ? 1 : 0);
 }
 try {
     await testHealthReflection();
@@ -621,12 +610,12 @@ try {
     await testKillRestartDrain();
     await testTls();
 } catch (e) {
-    failed++;
+    tally.failed++;
     console.log(`FAIL exception: ${e.stack}`);
 } finally {
     closeClients();
     if (daemon && daemon.proc.exitCode === null && daemon.proc.signalCode === null) daemon.proc.kill('SIGKILL');
 }
-log(`${passed} passed, ${failed} failed`);
-if (failed) console.log(`--- czkd log (last run) ---\n${daemon?.log().split('\n').slice(-40).join('\n')}`);
-process.exit(failed ? 1 : 0);
+log(`${tally.passed} passed, ${tally.failed} failed`);
+if (tally.failed) console.log(`--- czkd log (last run) ---\n${daemon?.log().split('\n').slice(-40).join('\n')}`);
+process.exit(tally.failed ? 1 : 0);

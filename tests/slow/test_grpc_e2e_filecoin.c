@@ -5,41 +5,10 @@
  * filecoin mode. Slow: the parameter setup takes ~20 s and the CPU proof ~10 s on a loaded
  * 2-core machine. Skips (77) without node or the peers.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#ifndef CZK_GRPC_PROTO_DIR
-#define CZK_GRPC_PROTO_DIR "/usr/share/grpc-proto"
-#endif
+#include "e2e/node_peer.h"
 
 int main(void)
 {
-    const char *peers = CZK_SOURCE_DIR "/tests/peers";
-    struct stat st;
-    if (stat(CZK_SOURCE_DIR "/tests/peers/node_modules/@grpc/grpc-js", &st) != 0) {
-        fprintf(stderr, "SKIP: %s/node_modules has no @grpc/grpc-js: run scripts/deps.sh\n", peers);
-        return 77;
-    }
-    if (system("command -v node >/dev/null 2>&1") != 0) {
-        fprintf(stderr, "SKIP: node is not installed\n");
-        return 77;
-    }
-    char *const argv[] = {
-        "node", CZK_SOURCE_DIR "/tests/peers/grpc_e2e.mjs", CZK_BINARY_DIR "/bin/czkd",
-        CZK_BINARY_DIR "/bin/czk", CZK_SOURCE_DIR "/proto", CZK_GRPC_PROTO_DIR,
-        CZK_BINARY_DIR "/grpc_e2e_filecoin", "filecoin", NULL,
-    };
-    pid_t pid = fork();
-    if (pid == 0) {
-        execvp("node", argv);
-        perror("node");
-        _exit(127);
-    }
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) < 0) return 1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    const char *args[] = {"filecoin"};
+    return run_node_peer(CZK_SOURCE_DIR "/tests/peers/grpc_e2e.mjs", CZK_BINARY_DIR "/grpc_e2e_filecoin", args, 1);
 }
