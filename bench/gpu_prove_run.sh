@@ -12,7 +12,7 @@
 #
 # The build compiles the library's C sources (a file that does not compile here, e.g. one
 # being edited, is skipped: the static archive only contributes what the programs use) and
-# every cuda/*.cu with gcc and nvcc, no CMake, and links the CUDA runtime, libstdc++ and,
+# every .cu (cuda/, and the prover in src/groth16) with gcc and nvcc, no CMake, and links the CUDA runtime, libstdc++ and,
 # where the static archives exist, OpenSSL and jansson statically, so the binaries load on
 # a bare GPU image. Programs: test_gpu_prove, test_gpu_msm, test_gpu_ntt, bench_gpu_prove.
 #
@@ -45,7 +45,8 @@ build() {
     local hdr_c hdr_cu
     hdr_c=$(ls -t include/czk/*.h $(find src -name '*.h') 2>/dev/null | head -1)
     hdr_cu=$(ls -t cuda/*.cuh cuda/*.h include/czk/common.h include/czk/gpu.h include/czk/msm.h \
-        include/czk/ntt.h include/czk/groth16.h include/czk/bls12_381.h src/groth16/prove_common.h | head -1)
+        include/czk/ntt.h include/czk/groth16.h include/czk/bls12_381.h src/groth16/prove_common.h \
+        src/groth16/gpu_prove.cuh | head -1)
     stale() { [ ! -e "$2" ] || [ "$1" -nt "$2" ] || [ "$3" -nt "$2" ]; }
     local cflags=(-O2 -std=gnu11 -D_GNU_SOURCE '-DCZK_VERSION_STRING="0.1.0"' -DCZK_HAVE_CUDA=1
         -Iinclude -Isrc -Icuda -fvisibility=hidden)
@@ -54,14 +55,15 @@ build() {
         -Xcompiler=-fvisibility=hidden -DCZK_HAVE_CUDA=1 -Iinclude -Isrc -Icuda ${NVCC_EXTRA:-})
     # The CUDA files first (msm.cu takes minutes), in the background.
     local pids=()
-    for f in cuda/*.cu; do
+    for f in cuda/*.cu src/groth16/*.cu; do
         o=$obj/$(basename "$f" .cu)_cu.o
         stale "$f" "$o" "$hdr_cu" || continue
         rm -f "$o"
         "$NVCC" "${nvflags[@]}" -c "$f" -o "$o" >"$o.log" 2>&1 &
         pids+=($!)
     done
-    for f in $(find src -name '*.c' ! -path 'src/cli/*' ! -path 'src/server/*' ! -name '*_adx.c' | sort); do
+    for f in $(find src -name '*.c' ! -path 'src/cli/*' ! -path 'src/server/*' ! -name '*_adx.c' \
+        ! -name '*_none.c' | sort); do
         o=$obj/$(echo "$f" | tr / _).o
         stale "$f" "$o" "$hdr_c" || continue
         rm -f "$o"

@@ -301,6 +301,11 @@ CZK_API czk_status czk_r1cs_read_file(czk_r1cs *out, const char *path, czk_err *
 CZK_API czk_status czk_r1cs_write_file(const czk_r1cs *r, const char *path, czk_err *err);
 /** Read a .wtns: *out gets n values (Montgomery), to free with czk_free. */
 CZK_API czk_status czk_wtns_read_file(czk_fr **out, size_t *n, const char *path, czk_err *err);
+/** Decode a .wtns held in memory (a request's payload): every value is checked, the first
+ * min(n, cap) are written to out (NULL: only checked); *n is the count. name heads the
+ * error messages. */
+CZK_API czk_status czk_wtns_decode(const uint8_t *buf, size_t len, const char *name, czk_fr *out,
+                                   size_t cap, size_t *n, czk_err *err);
 CZK_API czk_status czk_wtns_write_file(const czk_fr *w, size_t n, const char *path, czk_err *err);
 
 /**

@@ -167,14 +167,6 @@ size_t czk__params_tail_layout(const czk_groth16_params *shape, const czk_gpu_pl
 uint64_t czk__params_gpu_resident(const czk__params *pe, size_t g);
 uint64_t czk__params_gpu_working(const czk__params *pe, size_t g);
 
-/**
- * A .wtns held in memory (circom's witness file). With out == NULL only check it: the
- * container, the BLS12-381 scalar field, and every value canonical; *n gets the count.
- * With out, decode the values (Montgomery) into out[0 .. cap).
- */
-czk_status czk__wtns_parse(const uint8_t *buf, size_t len, czk_fr *out, size_t cap, size_t *n,
-                           czk_err *err);
-
 /* ------------------------------------------------------------------------------------ */
 /* Jobs                                                                                 */
 /* ------------------------------------------------------------------------------------ */
@@ -267,7 +259,8 @@ typedef struct czk__job {
     struct czk__job *next; /* table list, newest first */
 } czk__job;
 
-/* Serialized request (journal payload) and its parse; parse borrows from buf. */
+/* journal_request.c: the serialized request (journal payload) and its parse, which borrows
+ * from buf. */
 uint8_t *czk__request_serialize(const czk_job_request *req, size_t *len);
 czk_status czk__request_parse(const uint8_t *buf, size_t len, czk_job_request *req,
                               const uint8_t ***vp_store, size_t **vl_store, czk_err *err);

@@ -414,8 +414,8 @@ czk_status czk__job_build(czk_engine *e, const czk_job_request *req, czk__job **
             st = czk_err_set(err, CZK_EINVAL, "vanilla_proof: empty (a circom job needs the .wtns)");
             goto fail;
         }
-        st = czk__wtns_parse(req->vanilla_proof, req->vanilla_proof_len, NULL, 0, &j->n_witness,
-                             err);
+        st = czk_wtns_decode(req->vanilla_proof, req->vanilla_proof_len, "vanilla_proof (.wtns)",
+                             NULL, 0, &j->n_witness, err);
         if (st != CZK_OK) goto fail;
         snprintf(j->circuit_id, sizeof j->circuit_id, "circom:%s", req->circuit);
         j->nparts = 1;

@@ -181,7 +181,7 @@ static czk_status synthesize(czk_engine *e, czk__part *p, czk_pool *pool, czk_er
     p->z = base + 3 * m;
     if (!pe->circom) return synthesize_fil(p, m, pool, err);
     size_t n = 0;
-    st = czk__wtns_parse(j->wtns, j->wtns_len, p->z, nv, &n, err);
+    st = czk_wtns_decode(j->wtns, j->wtns_len, "vanilla_proof (.wtns)", p->z, nv, &n, err);
     if (st != CZK_OK) return st;
     if (n != nv)
         return czk_err_set(err, CZK_EINVAL,

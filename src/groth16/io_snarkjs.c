@@ -425,6 +425,58 @@ czk_status czk_r1cs_write_file(const czk_r1cs *r, const char *path, czk_err *err
 
 static const char *const wtns_names[] = {NULL, "header", "witness"};
 
+/* The witness section of a validated .wtns and its value count. */
+static czk_status wtns_open(binfile *bf, const czk__map *m, const char *name,
+                            const bin_section **ws, uint32_t *count, czk_err *err)
+{
+    czk_status st = bin_open(bf, m, name, "wtns", 2, wtns_names, 3, err);
+    if (st != CZK_OK) return st;
+    const bin_section *hs;
+    if ((st = bin_section_get(bf, 1, true, &hs, err)) != CZK_OK ||
+        (st = bin_section_get(bf, 2, true, ws, err)) != CZK_OK ||
+        (st = check_prime(bf, hs, 0, 32, czk__is_fr_modulus_le, "r", err)) != CZK_OK)
+        goto fail;
+    if (hs->size != 40) {
+        st = czk_err_set(err, CZK_EFORMAT, "%s: section 1 (header) is %" PRIu64 " bytes, expected 40",
+                         name, hs->size);
+        goto fail;
+    }
+    *count = czk__ld32le(hs->data + 36);
+    if (*count == 0) {
+        st = czk_err_set(err, CZK_EFORMAT, "%s: section 1 (header): nWitness is 0", name);
+        goto fail;
+    }
+    if ((*ws)->size != (uint64_t)32 * *count) {
+        st = czk_err_set(err, CZK_EFORMAT,
+                         "%s: section 2 (witness) is %" PRIu64 " bytes, nWitness %" PRIu32
+                         " needs %" PRIu64,
+                         name, (*ws)->size, *count, (uint64_t)32 * *count);
+        goto fail;
+    }
+    return CZK_OK;
+fail:
+    bin_close(bf);
+    return st;
+}
+
+/* The values, each checked below r, into out[0, cap) (the rest only checked). */
+static czk_status wtns_values(const bin_section *ws, uint32_t count, czk_fr *out, size_t cap,
+                              const char *name, czk_err *err)
+{
+    czk_fr tmp;
+    for (uint32_t i = 0; i < count; i++) {
+        czk_fr *dst = out != NULL && i < cap ? &out[i] : &tmp;
+        if (!czk_fr_from_bytes_le(dst, ws->data + 32 * (size_t)i))
+            return czk_err_set(err, CZK_ENONCANONICAL,
+                               "%s: section 2 (witness) value %" PRIu32 ": not below r", name, i);
+        /* Wire 0 is the constant 1 in every circom witness; anything else cannot prove. */
+        if (i == 0 && !czk_fr_is_one(dst))
+            return czk_err_set(err, CZK_EFORMAT,
+                               "%s: section 2 (witness) value 0 must be 1 (the ONE wire)", name);
+    }
+    return CZK_OK;
+}
+
 czk_status czk_wtns_read_file(czk_fr **out, size_t *n, const char *path, czk_err *err)
 {
     *out = NULL;
@@ -433,60 +485,41 @@ czk_status czk_wtns_read_file(czk_fr **out, size_t *n, const char *path, czk_err
     czk_status st = czk__map_open(&m, path, err);
     if (st != CZK_OK) return st;
     binfile bf;
-    st = bin_open(&bf, &m, path, "wtns", 2, wtns_names, 3, err);
+    const bin_section *ws;
+    uint32_t count;
+    st = wtns_open(&bf, &m, path, &ws, &count, err);
     if (st != CZK_OK) {
         czk__map_close(&m);
         return st;
     }
-    czk_fr *w = NULL;
-    const bin_section *hs, *ws;
-    if ((st = bin_section_get(&bf, 1, true, &hs, err)) != CZK_OK) goto done;
-    if ((st = bin_section_get(&bf, 2, true, &ws, err)) != CZK_OK) goto done;
-    if ((st = check_prime(&bf, hs, 0, 32, czk__is_fr_modulus_le, "r", err)) != CZK_OK) goto done;
-    if (hs->size != 40) {
-        st =
-            czk_err_set(err, CZK_EFORMAT,
-                        "%s: section 1 (header) is %" PRIu64 " bytes, expected 40", path, hs->size);
-        goto done;
-    }
-    uint32_t count = czk__ld32le(hs->data + 36);
-    if (count == 0) {
-        st = czk_err_set(err, CZK_EFORMAT, "%s: section 1 (header): nWitness is 0", path);
-        goto done;
-    }
-    if (ws->size != (uint64_t)32 * count) {
-        st = czk_err_set(err, CZK_EFORMAT,
-                         "%s: section 2 (witness) is %" PRIu64 " bytes, nWitness %" PRIu32
-                         " needs %" PRIu64,
-                         path, ws->size, count, (uint64_t)32 * count);
-        goto done;
-    }
-    w = czk_aligned_alloc(64, (size_t)count * sizeof *w);
-    if (w == NULL) {
+    czk_fr *w = czk_aligned_alloc(64, (size_t)count * sizeof *w);
+    if (w == NULL)
         st = czk_err_set(err, CZK_ENOMEM, "%s: out of memory for %" PRIu32 " values", path, count);
-        goto done;
+    else st = wtns_values(ws, count, w, count, path, err);
+    if (st == CZK_OK) {
+        *out = w;
+        *n = count;
+    } else {
+        czk_free(w);
     }
-    for (uint32_t i = 0; i < count; i++) {
-        if (!czk_fr_from_bytes_le(&w[i], ws->data + 32 * (size_t)i)) {
-            st = czk_err_set(err, CZK_ENONCANONICAL,
-                             "%s: section 2 (witness) value %" PRIu32 ": not below r", path, i);
-            goto done;
-        }
-    }
-    /* Wire 0 is the constant 1 in every circom witness; anything else cannot prove. */
-    if (!czk_fr_is_one(&w[0])) {
-        st = czk_err_set(err, CZK_EFORMAT,
-                         "%s: section 2 (witness) value 0 must be 1 (the ONE wire)", path);
-        goto done;
-    }
-    *out = w;
-    *n = count;
-    w = NULL;
-    st = CZK_OK;
-done:
-    czk_free(w);
     bin_close(&bf);
     czk__map_close(&m);
+    return st;
+}
+
+czk_status czk_wtns_decode(const uint8_t *buf, size_t len, const char *name, czk_fr *out,
+                           size_t cap, size_t *n, czk_err *err)
+{
+    *n = 0;
+    const czk__map m = {.data = buf, .len = len};
+    binfile bf;
+    const bin_section *ws;
+    uint32_t count;
+    czk_status st = wtns_open(&bf, &m, name, &ws, &count, err);
+    if (st != CZK_OK) return st;
+    st = wtns_values(ws, count, out, cap, name, err);
+    bin_close(&bf);
+    if (st == CZK_OK) *n = count;
     return st;
 }
 

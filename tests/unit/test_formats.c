@@ -1168,6 +1168,49 @@ static void test_wtns(void)
     CHECK(w == NULL && n == 0);
 }
 
+/* The same decoder over bytes in memory (a request's payload): the values, a short output
+ * buffer (the rest still checked), and the file's errors under the caller's name. */
+static void test_wtns_decode(void)
+{
+    buf img;
+    wtns_image(&img, R_HEX, 6, tiny_witness, 6);
+    czk_fr w[6];
+    size_t n = 99;
+    CHECK_STATUS(czk_wtns_decode(img.p, img.n, "payload", w, 6, &n, NULL), CZK_OK);
+    CHECK(n == 6);
+    for (size_t i = 0; i < 6 && n == 6; i++) {
+        BIGNUM *v = bn_small(tiny_witness[i]);
+        CHECK(fr_eq_bn(&w[i], v));
+        BN_free(v);
+    }
+    czk_fr two[2];
+    CHECK_STATUS(czk_wtns_decode(img.p, img.n, "payload", two, 2, &n, NULL), CZK_OK);
+    CHECK(n == 6 && memcmp(two, w, sizeof two) == 0);
+    CHECK_STATUS(czk_wtns_decode(img.p, img.n, "payload", NULL, 0, &n, NULL), CZK_OK);
+    CHECK(n == 6);
+    for (size_t l = 0; l < img.n; l++)
+        CHECK_ERR(czk_wtns_decode(img.p, l, "payload", NULL, 0, &n, ERR), CZK_ETRUNCATED, "payload");
+    CHECK(n == 0);
+    /* Value 4 := r, past the end of a two-value buffer: still refused. */
+    BIGNUM *rr = bn_hex(R_HEX);
+    BN_bn2lebinpad(rr, img.p + 24 + 4 * 32, 32);
+    BN_free(rr);
+    CHECK_ERR(czk_wtns_decode(img.p, img.n, "payload", two, 2, &n, ERR), CZK_ENONCANONICAL,
+              "payload: section 2 (witness) value 4");
+    b_free(&img);
+    wtns_image(&img, BN254_R_HEX, 6, tiny_witness, 6);
+    CHECK_ERR(czk_wtns_decode(img.p, img.n, "payload", NULL, 0, &n, ERR), CZK_EUNSUPPORTED, "BN254");
+    b_free(&img);
+    long notone[6] = {2, 165, 5, 3, 11, 33};
+    wtns_image(&img, R_HEX, 6, notone, 6);
+    CHECK_ERR(czk_wtns_decode(img.p, img.n, "payload", NULL, 0, &n, ERR), CZK_EFORMAT,
+              "value 0 must be 1");
+    b_free(&img);
+    CHECK_ERR(czk_wtns_decode((const uint8_t *)"zkey\x02\0\0\0\0\0\0\0", 12, "payload", NULL, 0,
+                              &n, ERR),
+              CZK_EFORMAT, "bad magic");
+}
+
 /* .zkey */
 
 typedef struct zk_fixture {
@@ -1850,6 +1893,7 @@ int main(void)
     RUN(test_r1cs_roundtrip);
     RUN(test_r1cs_bad);
     RUN(test_wtns);
+    RUN(test_wtns_decode);
     RUN(test_zkey_generator_bytes);
     RUN(test_zkey_read);
     RUN(test_zkey_bad);
