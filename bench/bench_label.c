@@ -19,7 +19,7 @@
 #include "czk/merkle.h"
 #include "czk/pool.h"
 #include "czk/seal.h"
-#include "filecoin/seal_internal.h"
+#include "filecoin/seal/seal_internal.h"
 
 #include <openssl/evp.h>
 #include <stdio.h>

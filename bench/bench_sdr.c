@@ -16,7 +16,7 @@
  */
 #include "czk/filecoin.h"
 #include "czk/pool.h"
-#include "filecoin/sdr_internal.h"
+#include "filecoin/seal/sdr_internal.h"
 
 #include <openssl/evp.h>
 #include <stdio.h>

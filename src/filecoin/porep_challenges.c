@@ -7,7 +7,7 @@
  * (nodes − 1), plus one, so that node 0 (whose label has no parents) is never challenged.
  */
 #include "filecoin/porep_vanilla_internal.h"
-#include "filecoin/sdr_internal.h"
+#include "filecoin/seal/sdr_internal.h"
 
 #include <openssl/core_names.h>
 #include <openssl/evp.h>

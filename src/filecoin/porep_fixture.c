@@ -18,7 +18,7 @@
  * comm_r = Poseidon2(comm_c, comm_r_last) — everything the circuit constrains.
  */
 #include "filecoin/porep_vanilla_internal.h"
-#include "filecoin/sdr_internal.h"
+#include "filecoin/seal/sdr_internal.h"
 
 #include "czk/alloc.h"
 #include "czk/bls12_381.h"

@@ -14,7 +14,7 @@
 #include "czk/filecoin.h"
 #include "czk/pool.h"
 #include "czk_test.h"
-#include "filecoin/sdr_internal.h"
+#include "filecoin/seal/sdr_internal.h"
 
 #include <math.h>
 #include <openssl/evp.h>

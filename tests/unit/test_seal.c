@@ -24,7 +24,7 @@
 #include "czk/poseidon.h"
 #include "czk/seal.h"
 #include "czk_test.h"
-#include "filecoin/seal_internal.h"
+#include "filecoin/seal/seal_internal.h"
 
 static czk_pool *pool2, *pool4;
 

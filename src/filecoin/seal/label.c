@@ -27,7 +27,7 @@
  * labelling also completes when the pool runs its tasks one after another (a nested
  * run) or has one worker.
  */
-#include "filecoin/seal_internal.h"
+#include "filecoin/seal/seal_internal.h"
 
 #include "czk/alloc.h"
 

@@ -5,7 +5,7 @@
  * seeded per node, and 8 expander parents from a 3-round Feistel permutation of the
  * expanded index space [0, 8·nodes), walked until it lands inside that space.
  */
-#include "filecoin/sdr_internal.h"
+#include "filecoin/seal/sdr_internal.h"
 
 #include "czk/alloc.h"
 

@@ -3,7 +3,7 @@
  * rust-fil-proofs' BucketGraph draws DRG parents from). Written from Bernstein's
  * description of ChaCha; no library in the build offers the 8-round variant.
  */
-#include "filecoin/sdr_internal.h"
+#include "filecoin/seal/sdr_internal.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * vanilla/cache.rs): 14 u32 LE parents per node, named by a SHA-256 over the graph's
  * identifier and Feistel keys, checked against the digests of parent_cache.json.
  */
-#include "filecoin/sdr_internal.h"
+#include "filecoin/seal/sdr_internal.h"
 
 #include "czk/alloc.h"
 

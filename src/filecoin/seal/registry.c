@@ -7,7 +7,7 @@
  * ceil(min / partitions)), storage-proofs-porep/src/stacked/vanilla/params.rs
  * (generate_replica_id).
  */
-#include "filecoin/sdr_internal.h"
+#include "filecoin/seal/sdr_internal.h"
 
 #include <openssl/evp.h>
 #include <string.h>

@@ -8,7 +8,7 @@
  * the roots and inclusion paths do not depend on that, so czk keeps everything in memory
  * for the sector sizes this path serves (up to 512 MiB).
  */
-#include "filecoin/seal_internal.h"
+#include "filecoin/seal/seal_internal.h"
 
 #include "czk/alloc.h"
 #include "czk/bls12_381.h"

@@ -3,8 +3,8 @@
  * and the hash helpers the registry, graph and parent-cache files share. Tests include it
  * to check the pieces against independent references.
  */
-#ifndef CZK_FILECOIN_SDR_INTERNAL_H
-#define CZK_FILECOIN_SDR_INTERNAL_H
+#ifndef CZK_FILECOIN_SEAL_SDR_INTERNAL_H
+#define CZK_FILECOIN_SEAL_SDR_INTERNAL_H
 
 #include "czk/filecoin.h"
 

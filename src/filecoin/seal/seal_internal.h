@@ -1,8 +1,8 @@
 /*
  * Private to src/filecoin: test hooks of the labeller.
  */
-#ifndef CZK_FILECOIN_SEAL_INTERNAL_H
-#define CZK_FILECOIN_SEAL_INTERNAL_H
+#ifndef CZK_FILECOIN_SEAL_SEAL_INTERNAL_H
+#define CZK_FILECOIN_SEAL_SEAL_INTERNAL_H
 
 #include "czk/seal.h"
 
