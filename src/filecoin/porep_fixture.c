@@ -17,7 +17,7 @@
  * hash of its rows, every replica leaf is data + last label in Fr and
  * comm_r = Poseidon2(comm_c, comm_r_last) — everything the circuit constrains.
  */
-#include "filecoin/porep_vanilla_internal.h"
+#include "filecoin/vanilla/porep_vanilla_internal.h"
 #include "filecoin/seal/sdr_internal.h"
 
 #include "czk/alloc.h"

@@ -23,7 +23,7 @@
 #include "czk/seal.h"
 #include "czk/vanilla.h"
 #include "czk_test.h"
-#include "filecoin/porep_vanilla_internal.h"
+#include "filecoin/vanilla/porep_vanilla_internal.h"
 
 #include <stdio.h>
 #include <time.h>

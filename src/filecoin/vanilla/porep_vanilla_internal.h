@@ -4,8 +4,8 @@
  * allocated up front, so that challenges can then be filled concurrently (the arena is
  * not thread-safe), and the copy of a czk_merkle_path into a preallocated MerkleProof.
  */
-#ifndef CZK_FILECOIN_POREP_VANILLA_INTERNAL_H
-#define CZK_FILECOIN_POREP_VANILLA_INTERNAL_H
+#ifndef CZK_FILECOIN_VANILLA_POREP_VANILLA_INTERNAL_H
+#define CZK_FILECOIN_VANILLA_POREP_VANILLA_INTERNAL_H
 
 #include "czk/porep_vanilla.h"
 
@@ -44,4 +44,4 @@ czk_status czk__porep_synth_indexes(uint64_t *out, uint64_t nodes, unsigned cpp,
                                     const uint8_t replica_id[32], const uint8_t seed[32],
                                     unsigned k);
 
-#endif /* CZK_FILECOIN_POREP_VANILLA_INTERNAL_H */
+#endif /* CZK_FILECOIN_VANILLA_POREP_VANILLA_INTERNAL_H */

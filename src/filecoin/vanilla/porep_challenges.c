@@ -6,7 +6,7 @@
  * Every rule ends in bigint_to_challenge: a little-endian integer reduced mod
  * (nodes − 1), plus one, so that node 0 (whose label has no parents) is never challenged.
  */
-#include "filecoin/porep_vanilla_internal.h"
+#include "filecoin/vanilla/porep_vanilla_internal.h"
 #include "filecoin/seal/sdr_internal.h"
 
 #include <openssl/core_names.h>

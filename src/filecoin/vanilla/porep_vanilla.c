@@ -8,7 +8,7 @@
  * the C1's arena (czk__c1_skeleton; the arena is a bump allocator without a lock), then
  * the challenges are filled concurrently, each task writing only its own proof.
  */
-#include "filecoin/porep_vanilla_internal.h"
+#include "filecoin/vanilla/porep_vanilla_internal.h"
 
 #include "czk/alloc.h"
 #include "czk/bls12_381.h"

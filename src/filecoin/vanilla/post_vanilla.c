@@ -9,7 +9,7 @@
 
 #include "czk/alloc.h"
 #include "czk/snap_post_vanilla.h"
-#include "snap_post_internal.h"
+#include "filecoin/vanilla/snap_post_internal.h"
 
 /* ---------------------------------------------------------------------------------------
  * MerkleProof from a czk_merkle_path

@@ -8,7 +8,7 @@
 
 #include "czk/alloc.h"
 #include "czk/snap_post_vanilla.h"
-#include "snap_post_internal.h"
+#include "filecoin/vanilla/snap_post_internal.h"
 
 /* ---------------------------------------------------------------------------------------
  * Encoding

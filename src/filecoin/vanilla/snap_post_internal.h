@@ -1,6 +1,6 @@
-/* Private helpers shared by snap_vanilla.c, post_vanilla.c and snap_post_fixture.c. */
-#ifndef CZK_SNAP_POST_INTERNAL_H
-#define CZK_SNAP_POST_INTERNAL_H
+/* Private helpers shared by snap_vanilla.c and post_vanilla.c. */
+#ifndef CZK_FILECOIN_VANILLA_SNAP_POST_INTERNAL_H
+#define CZK_FILECOIN_VANILLA_SNAP_POST_INTERNAL_H
 
 #include "czk/snap_post_vanilla.h"
 
