@@ -3,8 +3,8 @@
  * fills, the table of circuits, and the per-kind constructors in fil_job_porep.c,
  * fil_job_snap.c and fil_job_post.c.
  */
-#ifndef CZK_FIL_JOB_INTERNAL_H
-#define CZK_FIL_JOB_INTERNAL_H
+#ifndef CZK_FILECOIN_JOB_FIL_JOB_INTERNAL_H
+#define CZK_FILECOIN_JOB_FIL_JOB_INTERNAL_H
 
 #include "czk/fil_job.h"
 
@@ -76,4 +76,4 @@ czk_status czk__fil_post_count(const czk__fil_circuit *c, czk_cs_counts *out, cz
 /** Format an error with a prefix in front of a message from a lower layer. */
 czk_status czk__fil_err_wrap(czk_err *err, czk_status s, const char *prefix, const czk_err *inner);
 
-#endif /* CZK_FIL_JOB_INTERNAL_H */
+#endif /* CZK_FILECOIN_JOB_FIL_JOB_INTERNAL_H */

@@ -19,7 +19,7 @@
  * "sectors" of one challenge each (winning_post_setup_params), slot i taking inclusion
  * proof i of the same sector, as filecoin-proofs' partition_vanilla_proofs splits it.
  */
-#include "filecoin/fil_job_internal.h"
+#include "filecoin/job/fil_job_internal.h"
 
 #include "czk/alloc.h"
 #include "czk/merkle.h"

@@ -12,7 +12,7 @@
  * from comm_r_new and k), the apex leaves being TreeDNew's nodes on each path, the two
  * comm_r = Poseidon2(comm_c, root) relations and leaf_r_new = leaf_r_old + leaf_d_new·rho.
  */
-#include "filecoin/fil_job_internal.h"
+#include "filecoin/job/fil_job_internal.h"
 
 #include "czk/alloc.h"
 #include "czk/merkle.h"

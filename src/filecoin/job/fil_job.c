@@ -16,7 +16,7 @@
  * base-sub-top. The unit test checks every resulting name against the published
  * parameters.json, so a wrong identifier cannot go unnoticed.
  */
-#include "filecoin/fil_job_internal.h"
+#include "filecoin/job/fil_job_internal.h"
 
 #include "czk/alloc.h"
 #include "czk/filecoin.h"

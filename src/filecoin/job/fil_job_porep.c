@@ -11,7 +11,7 @@
  * internally consistent but answer other challenges would otherwise be proven, and the
  * proof would only fail when the chain verifies it.
  */
-#include "filecoin/fil_job_internal.h"
+#include "filecoin/job/fil_job_internal.h"
 
 #include "czk/alloc.h"
 #include "czk/merkle.h"
