@@ -1,6 +1,6 @@
 /*
  * Private to src/filecoin: what the C1 of a sealed sector (porep_vanilla.c) and the
- * synthetic fixture (porep_fixture.c) share — a C1 skeleton whose every array is
+ * synthetic fixture (fixture/porep_fixture.c) share — a C1 skeleton whose every array is
  * allocated up front, so that challenges can then be filled concurrently (the arena is
  * not thread-safe), and the copy of a czk_merkle_path into a preallocated MerkleProof.
  */
