@@ -6,7 +6,7 @@
  */
 #include "czk/alloc.h"
 #include "czk/filecoin.h"
-#include "czk/merkle.h"
+#include "czk/fr32.h"
 #include "czk/pool.h"
 #include "czk/porep_vanilla.h"
 #include "czk/seal.h"

@@ -14,6 +14,7 @@
  */
 #include "czk/alloc.h"
 #include "czk/circuits.h"
+#include "czk/comm.h"
 #include "czk/cs.h"
 #include "czk/filecoin.h"
 #include "czk/merkle.h"

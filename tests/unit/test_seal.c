@@ -18,7 +18,9 @@
  * filecoin-ffi seal random data too), so comm_r rests on the Python port.
  */
 #include "czk/bls12_381.h"
+#include "czk/comm.h"
 #include "czk/filecoin.h"
+#include "czk/fr32.h"
 #include "czk/merkle.h"
 #include "czk/pool.h"
 #include "czk/poseidon.h"

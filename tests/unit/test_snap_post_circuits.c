@@ -26,6 +26,7 @@
 #include <openssl/evp.h>
 
 #include "czk/alloc.h"
+#include "czk/comm.h"
 #include "czk/post.h"
 #include "czk/snap.h"
 #include "czk_test.h"

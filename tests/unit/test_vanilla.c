@@ -23,6 +23,7 @@
  */
 #include "czk/alloc.h"
 #include "czk/bls12_381.h"
+#include "czk/comm.h"
 #include "czk/filecoin.h"
 #include "czk/merkle.h"
 #include "czk/seal.h"

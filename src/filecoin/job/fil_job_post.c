@@ -22,6 +22,7 @@
 #include "filecoin/job/fil_job_internal.h"
 
 #include "czk/alloc.h"
+#include "czk/comm.h"
 #include "czk/merkle.h"
 #include "czk/post.h"
 #include "czk/vanilla.h"

@@ -15,6 +15,7 @@
 #include "filecoin/job/fil_job_internal.h"
 
 #include "czk/alloc.h"
+#include "czk/comm.h"
 #include "czk/merkle.h"
 #include "czk/snap.h"
 #include "czk/vanilla.h"

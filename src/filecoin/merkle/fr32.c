@@ -7,7 +7,8 @@
  * 127 raw bytes and give 128 padded bytes, so both directions work on 127/128-byte
  * blocks of sixteen 64-bit words: unit j's word k holds raw bits [254j + 64k, +64).
  */
-#include "czk/merkle.h"
+#include "czk/comm.h"
+#include "czk/fr32.h"
 
 #include <string.h>
 
@@ -92,7 +93,7 @@ uint64_t czk_fr32_pad_output_size(uint64_t unpadded)
     return (uint64_t)((bits + 253) / 254 * 32);
 }
 
-bool czk_piece_size_valid(uint64_t padded_size)
+bool czk_comm_piece_size_valid(uint64_t padded_size)
 {
     return padded_size >= 128 && (padded_size & (padded_size - 1)) == 0;
 }

@@ -13,10 +13,12 @@
  * Proofs of a tree that discarded its lower levels rebuild the one small sub-tree that
  * holds the leaf from the caller's leaves, as LevelCacheStore proofs do.
  */
+#include "czk/comm.h"
 #include "czk/merkle.h"
 
 #include "czk/alloc.h"
 #include "czk/bls12_381.h"
+#include "czk/fr32.h"
 #include "czk/poseidon.h"
 
 #include <pthread.h>
@@ -24,7 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define NB           CZK_NODE_BYTES
+#define NB           CZK_MERKLE_NODE_BYTES
 #define MAX_ARITY    16
 #define CHUNK_LEAVES (UINT64_C(1) << 15) /* 1 MiB of leaves per phase-1 task */
 #define SHA_RUN      4096                /* phase-2 parents per task: ~0.7 ms of SHA-256 */
@@ -609,7 +611,7 @@ static void zero_init(void)
     zero_ok = ok;
 }
 
-czk_status czk_zero_comm(uint8_t out[32], unsigned level)
+czk_status czk_comm_zero(uint8_t out[32], unsigned level)
 {
     if (level >= ZERO_LEVELS) return CZK_EINVAL;
     pthread_once(&zero_once, zero_init);
@@ -629,7 +631,7 @@ czk_status czk_comm_d_zero(uint8_t out[32], uint64_t padded_size, czk_err *err)
         return czk_err_set(err, CZK_EINVAL,
                            "comm_d: size %llu is not a power of two of at least 32 bytes",
                            (unsigned long long)padded_size);
-    czk_status s = czk_zero_comm(out, log2_u64(padded_size) - 5);
+    czk_status s = czk_comm_zero(out, log2_u64(padded_size) - 5);
     if (s != CZK_OK) return czk_err_set(err, s, "comm_d: SHA-256 failed");
     return CZK_OK;
 }
@@ -659,13 +661,13 @@ static czk_status shift_reduce(piece_frame *stack, unsigned *depth, const piece_
 static czk_status zero_frame(piece_frame *f, uint64_t size)
 {
     f->size = size;
-    return czk_zero_comm(f->comm, log2_u64(size) - 5);
+    return czk_comm_zero(f->comm, log2_u64(size) - 5);
 }
 
 czk_status czk_comm_d_from_pieces(uint8_t out[32], uint64_t sector_size,
-                                  const czk_piece_info *pieces, size_t npieces, czk_err *err)
+                                  const czk_comm_piece_info *pieces, size_t npieces, czk_err *err)
 {
-    if (!czk_piece_size_valid(sector_size))
+    if (!czk_comm_piece_size_valid(sector_size))
         return czk_err_set(err, CZK_EINVAL, "comm_d: bad sector size %llu",
                            (unsigned long long)sector_size);
     if (npieces == 0) return czk_comm_d_zero(out, sector_size, err);
@@ -677,7 +679,8 @@ czk_status czk_comm_d_from_pieces(uint8_t out[32], uint64_t sector_size,
                            (unsigned long long)max_pieces);
     uint64_t sum = 0;
     for (size_t i = 0; i < npieces; i++) {
-        if (!czk_piece_size_valid(pieces[i].padded_size) || pieces[i].padded_size > sector_size)
+        if (!czk_comm_piece_size_valid(pieces[i].padded_size) ||
+            pieces[i].padded_size > sector_size)
             return czk_err_set(err, CZK_EINVAL,
                                "comm_d: piece %zu: padded size %llu is not a power of two in "
                                "[128, %llu]",
@@ -748,7 +751,7 @@ static void comm_p_task(void *arg, size_t chunk, unsigned worker)
 czk_status czk_comm_p(uint8_t out[32], const uint8_t *data, uint64_t len, czk_pool *pool,
                       czk_err *err)
 {
-    if (len == 0 || len % 127 != 0 || !czk_piece_size_valid(len / 127 * 128))
+    if (len == 0 || len % 127 != 0 || !czk_comm_piece_size_valid(len / 127 * 128))
         return czk_err_set(err, CZK_EINVAL,
                            "comm_p: %llu bytes is not an unpadded piece size (127·2^k)",
                            (unsigned long long)len);

@@ -12,6 +12,7 @@
 
 #include "czk/alloc.h"
 #include "czk/bls12_381.h"
+#include "czk/comm.h"
 #include "czk/log.h"
 #include "czk/poseidon.h"
 

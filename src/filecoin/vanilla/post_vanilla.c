@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "czk/alloc.h"
+#include "czk/comm.h"
 #include "czk/snap_post_vanilla.h"
 #include "filecoin/vanilla/snap_post_internal.h"
 

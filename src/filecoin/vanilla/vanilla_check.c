@@ -12,6 +12,7 @@
 #include "czk/alloc.h"
 #include "czk/bls12_381.h"
 #include "czk/poseidon.h"
+#include "czk/comm.h"
 
 #include <jansson.h>
 #include <openssl/evp.h>
