@@ -32,9 +32,9 @@
 #define CZK_POREP_VANILLA_H
 
 #include "czk/common.h"
-#include "czk/filecoin.h"
 #include "czk/pool.h"
 #include "czk/seal.h"
+#include "czk/seal_proof.h"
 #include "czk/vanilla.h"
 
 #ifdef __cplusplus

@@ -14,9 +14,9 @@
 #ifndef CZK_POST_H
 #define CZK_POST_H
 
+#include "czk/api_version.h"
 #include "czk/circuits.h"
 #include "czk/cs.h"
-#include "czk/filecoin.h"
 #include "czk/gadgets.h"
 #include "czk/merkle.h"
 

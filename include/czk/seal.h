@@ -17,7 +17,7 @@
  *      root of the same-shaped tree over the replica; comm_r = Poseidon2(comm_c,
  *      comm_r_last) (czk_comm_r).
  *   4. comm_d: the root of the binary SHA-256 tree (tree_d) over the fr32-padded data;
- *      replica_id hashes it (czk_replica_id).
+ *      replica_id hashes it (czk_seal_replica_id).
  *
  * A sealed sector (czk_sector) keeps everything that vanilla proofs for challenged
  * nodes need, in memory: the padded data, the labels of every layer, the replica and
@@ -28,9 +28,10 @@
 #define CZK_SEAL_H
 
 #include "czk/common.h"
-#include "czk/filecoin.h"
 #include "czk/merkle.h"
 #include "czk/pool.h"
+#include "czk/sdr.h"
+#include "czk/seal_proof.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -106,7 +107,7 @@ CZK_API czk_status czk_sdr_encode(uint8_t *replica, const uint8_t *data, const u
 /** What a seal needs (filecoin-proofs seal_pre_commit_phase1 arguments). */
 typedef struct czk_seal_input {
     czk_seal_proof proof;
-    uint8_t prover_id[32]; /* czk_prover_id_from_actor() of the miner actor id */
+    uint8_t prover_id[32]; /* czk_seal_prover_id_from_actor() of the miner actor id */
     uint64_t sector_id;
     uint8_t ticket[32];
     /** The sector's fr32-padded data (the staged sector file), sector_size bytes, every

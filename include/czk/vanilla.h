@@ -19,8 +19,8 @@
 #define CZK_VANILLA_H
 
 #include "czk/common.h"
-#include "czk/filecoin.h"
 #include "czk/merkle.h"
+#include "czk/seal_proof.h"
 
 #ifdef __cplusplus
 extern "C" {

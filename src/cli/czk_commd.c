@@ -6,7 +6,7 @@
  * (baga6ea4seaqao7s73y24kcutaosvacpdjgfe5pw76ooefnyqw4ynr3d2y6x2mpq) and "empty64GiB".
  */
 #include "czk/comm.h"
-#include "czk/filecoin.h"
+#include "czk/seal_proof.h"
 #include "cli.h"
 
 #include <stdio.h>

@@ -6,9 +6,9 @@
  * material of any sealed sector (include/czk/porep_vanilla.h §3).
  */
 #include "czk/alloc.h"
-#include "czk/filecoin.h"
 #include "czk/pool.h"
 #include "czk/porep_vanilla.h"
+#include "czk/seal_proof.h"
 #include "czk/vanilla.h"
 #include "cli.h"
 
@@ -115,11 +115,11 @@ static int porep_main(int argc, char **argv)
     double t1 = czk_clock_s();
     /* Synthetic and non-interactive fixtures take their challenges by the interactive
      * rule (their own rules need comm_r, which the challenged paths determine). */
-    if (verify && (st = czk_porep_c1_verify(c1, proof,
-                                            info->feature == CZK_POREP_INTERACTIVE
-                                                ? 0
-                                                : CZK_POREP_VERIFY_ANY_CHALLENGES,
-                                            &err))) {
+    if (verify &&
+        (st = czk_porep_c1_verify(
+             c1, proof,
+             info->feature == CZK_SEAL_FEATURE_INTERACTIVE ? 0 : CZK_POREP_VERIFY_ANY_CHALLENGES,
+             &err))) {
         fprintf(stderr, "czk fixture porep: the fixture does not verify: %s\n", err.msg);
         czk_c1_output_free(c1);
         return 1;

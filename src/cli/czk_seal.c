@@ -5,11 +5,11 @@
  * a JSON file with every commitment into an output directory.
  */
 #include "czk/alloc.h"
-#include "czk/filecoin.h"
 #include "czk/fr32.h"
 #include "czk/pool.h"
 #include "czk/porep_vanilla.h"
 #include "czk/seal.h"
+#include "czk/seal_proof.h"
 #include "czk/vanilla.h"
 #include "cli.h"
 
@@ -328,7 +328,7 @@ int czk_cli_seal(int argc, char **argv)
         fprintf(stderr, "czk seal: bad --prover-id '%s' (an actor id: 1000, f01000)\n", prover_arg);
         return 2;
     }
-    czk_prover_id_from_actor(in.prover_id, actor);
+    czk_seal_prover_id_from_actor(in.prover_id, actor);
     if (!parse_u64(sector_arg, &in.sector_id)) {
         fprintf(stderr, "czk seal: bad --sector-id '%s'\n", sector_arg);
         return 2;

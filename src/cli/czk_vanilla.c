@@ -265,7 +265,7 @@ static result check_c1(const opts *o, const char *file)
     /* Synthetic fixtures of the synthetic and non-interactive kinds take their challenges
      * by the interactive rule (their own rules need comm_r, which the challenged paths
      * determine), so the strict check rejects them: say how to check them anyway. */
-    if (s == CZK_EVERIFY && !o->any_challenges && info->feature != CZK_POREP_INTERACTIVE &&
+    if (s == CZK_EVERIFY && !o->any_challenges && info->feature != CZK_SEAL_FEATURE_INTERACTIVE &&
         strstr(err->msg, "give challenge") != NULL) {
         char tmp[sizeof err->msg];
         snprintf(tmp, sizeof tmp, "%s", err->msg);

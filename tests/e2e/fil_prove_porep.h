@@ -67,7 +67,7 @@ static void fp_porep_sealed_and_fixture(czk_seal_proof proof, const char *circui
     czk_seal_input si;
     memset(&si, 0, sizeof si);
     si.proof = proof;
-    czk_prover_id_from_actor(si.prover_id, 1000);
+    czk_seal_prover_id_from_actor(si.prover_id, 1000);
     si.sector_id = 7;
     czk_test_rand_bytes(si.ticket, 32);
     si.ticket[31] &= 0x3f;

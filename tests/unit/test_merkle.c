@@ -26,11 +26,11 @@
  */
 #include "czk/bls12_381.h"
 #include "czk/comm.h"
-#include "czk/filecoin.h"
 #include "czk/fr32.h"
 #include "czk/merkle.h"
 #include "czk/pool.h"
 #include "czk/poseidon.h"
+#include "czk/seal_proof.h"
 #include "czk_test.h"
 #include "hash/poseidon_internal.h"
 

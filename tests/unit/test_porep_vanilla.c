@@ -16,11 +16,12 @@
 #include "czk/alloc.h"
 #include "czk/bls12_381.h"
 #include "czk/cs.h"
-#include "czk/filecoin.h"
 #include "czk/pool.h"
 #include "czk/porep.h"
 #include "czk/porep_vanilla.h"
+#include "czk/sdr.h"
 #include "czk/seal.h"
+#include "czk/seal_proof.h"
 #include "czk/vanilla.h"
 #include "czk_test.h"
 #include "filecoin/vanilla/porep_vanilla_internal.h"
@@ -198,9 +199,9 @@ static void test_challenges_python(void)
         to_hex(rh, r, 32);
         to_hex(sh, s, 32);
         to_hex(ch, c, 32);
-        const char *feat = info->feature == CZK_POREP_INTERACTIVE ? "interactive"
-                           : info->feature == CZK_POREP_SYNTHETIC ? "synthetic"
-                                                                  : "ni";
+        const char *feat = info->feature == CZK_SEAL_FEATURE_INTERACTIVE ? "interactive"
+                           : info->feature == CZK_SEAL_FEATURE_SYNTHETIC ? "synthetic"
+                                                                         : "ni";
         snprintf(cmd, sizeof cmd, "python3 %s/tests/unit/porep_challenges_ref.py %s %llu %u %u %s %s %s",
                  CZK_SOURCE_DIR, feat, (unsigned long long)info->nodes,
                  info->challenges_per_partition, k, rh, sh, ch);
@@ -364,7 +365,7 @@ static czk_sector *seal_random(czk_seal_proof proof, uint8_t ticket[32])
     czk_test_rand_bytes(data, info->sector_size);
     for (uint64_t i = 0; i < info->nodes; i++) data[32 * i + 31] &= 0x3f;
     czk_seal_input in = {.proof = proof, .sector_id = czk_test_rand64() % 1000000, .data = data};
-    czk_prover_id_from_actor(in.prover_id, 1000 + czk_test_rand64() % 1000);
+    czk_seal_prover_id_from_actor(in.prover_id, 1000 + czk_test_rand64() % 1000);
     czk_test_rand_bytes(in.ticket, 32);
     memcpy(ticket, in.ticket, 32);
     czk_sector *s = NULL;
@@ -489,11 +490,10 @@ static void check_sector_c1(czk_seal_proof proof, bool with_circuit)
         memcpy(c1->seed, seed_save, 32);
         c1->seed[0] ^= (uint8_t)tweak;
         seed_st = czk_porep_c1_verify(c1, proof, 0, &err);
-        if (info->feature == CZK_POREP_NON_INTERACTIVE)
-            break;
+        if (info->feature == CZK_SEAL_FEATURE_NON_INTERACTIVE) break;
     }
-    CHECK_STATUS(seed_st, info->feature == CZK_POREP_NON_INTERACTIVE ? CZK_OK : CZK_EVERIFY);
-    if (info->feature != CZK_POREP_NON_INTERACTIVE)
+    CHECK_STATUS(seed_st, info->feature == CZK_SEAL_FEATURE_NON_INTERACTIVE ? CZK_OK : CZK_EVERIFY);
+    if (info->feature != CZK_SEAL_FEATURE_NON_INTERACTIVE)
         CHECK_MSG(contains(err.msg, "partition 0 challenge ") && contains(err.msg, "seed"), "%s",
                   err.msg);
     CHECK_STATUS(czk_porep_c1_verify(c1, proof, CZK_POREP_VERIFY_ANY_CHALLENGES, &err), CZK_OK);

@@ -17,14 +17,16 @@
  * was found (rust-fil-proofs' seal_regression_records use random data; lotus, curio and
  * filecoin-ffi seal random data too), so comm_r rests on the Python port.
  */
+#include "czk/api_version.h"
 #include "czk/bls12_381.h"
 #include "czk/comm.h"
-#include "czk/filecoin.h"
 #include "czk/fr32.h"
 #include "czk/merkle.h"
 #include "czk/pool.h"
 #include "czk/poseidon.h"
+#include "czk/sdr.h"
 #include "czk/seal.h"
+#include "czk/seal_proof.h"
 #include "czk_test.h"
 #include "filecoin/seal/seal_internal.h"
 
@@ -343,7 +345,7 @@ static void ref_input(czk_seal_input *in, uint8_t *data, size_t v)
 {
     memset(in, 0, sizeof *in);
     in->proof = ref2k[v].proof;
-    czk_prover_id_from_actor(in->prover_id, 1000);
+    czk_seal_prover_id_from_actor(in->prover_id, 1000);
     in->sector_id = ref2k[v].sector_id;
     for (int i = 0; i < 32; i++) in->ticket[i] = (uint8_t)(i + 1);
     if (ref2k[v].pattern) {
@@ -454,7 +456,7 @@ static const char *const ref8m[5] = {
 static void test_seal_8m_zero(void)
 {
     czk_seal_input in = {.proof = CZK_SEAL_StackedDrg8MiBV1_1, .sector_id = 7};
-    czk_prover_id_from_actor(in.prover_id, 1000);
+    czk_seal_prover_id_from_actor(in.prover_id, 1000);
     for (int i = 0; i < 32; i++) in.ticket[i] = (uint8_t)(i + 1);
     czk_sector *s = NULL;
     CHECK_STATUS(czk_sector_seal(&s, &in, pool4, NULL), CZK_OK);
@@ -470,9 +472,10 @@ static void test_seal_8m_zero(void)
     uint8_t zero[32], rid[32], porep_id[32];
     CHECK_STATUS(czk_comm_d_zero(zero, 8u << 20, NULL), CZK_OK);
     CHECK_MEM(c.comm_d, zero, 32);
-    czk_porep_id(porep_id, in.proof);
-    CHECK_STATUS(czk_replica_id(rid, in.prover_id, in.sector_id, in.ticket, zero, porep_id, NULL),
-                 CZK_OK);
+    czk_seal_porep_id(porep_id, in.proof);
+    CHECK_STATUS(
+        czk_seal_replica_id(rid, in.prover_id, in.sector_id, in.ticket, zero, porep_id, NULL),
+        CZK_OK);
     CHECK_MEM(c.replica_id, rid, 32);
     check_paths(s, 16);
     /* A few labels straight from OpenSSL, including the last node of the last layer. */

@@ -28,6 +28,7 @@
 #include "czk/alloc.h"
 #include "czk/comm.h"
 #include "czk/post.h"
+#include "czk/seal_proof.h"
 #include "czk/snap.h"
 #include "czk_test.h"
 

@@ -372,7 +372,7 @@ static void test_snap_real_2k(void)
     czk_seal_input in;
     memset(&in, 0, sizeof in);
     in.proof = CZK_SEAL_StackedDrg2KiBV1_1;
-    czk_prover_id_from_actor(in.prover_id, 1000);
+    czk_seal_prover_id_from_actor(in.prover_id, 1000);
     in.sector_id = 7;
     rand_node(in.ticket);
     czk_sector *sec = NULL;
@@ -430,7 +430,7 @@ static void test_snap_real_8m(void)
     czk_seal_input in;
     memset(&in, 0, sizeof in);
     in.proof = CZK_SEAL_StackedDrg8MiBV1_1;
-    czk_prover_id_from_actor(in.prover_id, 1001);
+    czk_seal_prover_id_from_actor(in.prover_id, 1001);
     in.sector_id = 3;
     rand_node(in.ticket);
     czk_pool *pool = NULL;
@@ -697,7 +697,7 @@ static void test_post_window_real_2k(void)
         czk_seal_input in;
         memset(&in, 0, sizeof in);
         in.proof = CZK_SEAL_StackedDrg2KiBV1_1;
-        czk_prover_id_from_actor(in.prover_id, 1000);
+        czk_seal_prover_id_from_actor(in.prover_id, 1000);
         in.sector_id = 10 + (uint64_t)i;
         rand_node(in.ticket);
         CHECK_STATUS(czk_sector_seal(&sec[i], &in, NULL, NULL), CZK_OK);
@@ -834,7 +834,7 @@ static void post_fixture_check(czk_post_proof proof, size_t nsectors, bool circu
     if (!f) return;
     const czk_post_params *p = &f->params;
     uint8_t pid[32];
-    czk_prover_id_from_actor(pid, f->miner_id);
+    czk_seal_prover_id_from_actor(pid, f->miner_id);
     CHECK_MEM(pid, f->prover_id, 32);
     if (f->winning) {
         CHECK(f->nsectors == 1);

@@ -24,9 +24,10 @@
 #include "czk/alloc.h"
 #include "czk/bls12_381.h"
 #include "czk/comm.h"
-#include "czk/filecoin.h"
 #include "czk/merkle.h"
+#include "czk/sdr.h"
 #include "czk/seal.h"
+#include "czk/seal_proof.h"
 #include "czk/vanilla.h"
 #include "czk_test.h"
 

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "czk/alloc.h"
-#include "czk/filecoin.h"
 #include "czk/pool.h"
 #include "czk/poseidon.h"
+#include "czk/seal_proof.h"
 #include "czk/snap.h"
 
 /* ------------------------------------------------------------------------------------ */

@@ -19,9 +19,10 @@
 #include "filecoin/job/fil_job_internal.h"
 
 #include "czk/alloc.h"
-#include "czk/filecoin.h"
 #include "czk/merkle.h"
 #include "czk/post.h"
+#include "czk/sdr.h"
+#include "czk/seal_proof.h"
 #include "czk/snap.h"
 
 #include <errno.h>
@@ -211,7 +212,7 @@ czk_status czk__fil_circuit_resolve(const czk_fil_job_input *in, const czk__fil_
             return czk_err_set(err, CZK_EINVAL,
                                "registered_proof: %llu is not a RegisteredSealProof (0..19)",
                                (unsigned long long)in->registered_proof);
-        if (info->feature == CZK_POREP_NON_INTERACTIVE)
+        if (info->feature == CZK_SEAL_FEATURE_NON_INTERACTIVE)
             return czk_err_set(err, CZK_EUNSUPPORTED,
                                "registered_proof: %s: non-interactive PoRep (an aggregated proof) "
                                "is not supported",

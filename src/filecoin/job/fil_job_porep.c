@@ -169,10 +169,10 @@ static czk_status check_sector(const czk_c1_output *c1, const czk_fil_job_input 
 {
     if (in->miner_id == 0) return CZK_OK;
     uint8_t prover_id[32], porep_id[32], want[32];
-    czk_prover_id_from_actor(prover_id, in->miner_id);
-    czk_porep_id(porep_id, info->proof);
-    czk_status s = czk_replica_id(want, prover_id, in->sector_number, c1->ticket, c1->comm_d,
-                                  porep_id, err);
+    czk_seal_prover_id_from_actor(prover_id, in->miner_id);
+    czk_seal_porep_id(porep_id, info->proof);
+    czk_status s = czk_seal_replica_id(want, prover_id, in->sector_number, c1->ticket, c1->comm_d,
+                                       porep_id, err);
     if (s != CZK_OK) return s;
     if (memcmp(want, c1->replica_id, 32) == 0) return CZK_OK;
     char a[17], b[17];

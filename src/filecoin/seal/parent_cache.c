@@ -6,6 +6,7 @@
 #include "filecoin/seal/sdr_internal.h"
 
 #include "czk/alloc.h"
+#include "czk/parent_cache.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -338,7 +339,7 @@ czk_status czk_parent_cache_generate(const czk_sdr_graph *g, const char *path, c
     return s;
 }
 
-czk_status czk_file_sha256(const char *path, uint8_t digest[32], czk_err *err)
+czk_status czk_parent_cache_file_digest(const char *path, uint8_t digest[32], czk_err *err)
 {
     int fd = open(path, O_RDONLY);
     if (fd < 0)

@@ -23,7 +23,7 @@ static bool infos_ready;
  * partitions, chosen so that a partition again holds 18 or 2 challenges and the same
  * circuits and parameter files serve. */
 static void fill_info(czk_seal_proof_info *info, czk_seal_proof proof, const char *name,
-                      unsigned log2size, czk_api_version ver, czk_porep_feature feat)
+                      unsigned log2size, czk_api_version ver, czk_seal_feature feat)
 {
     bool production = log2size >= 35;
     info->proof = proof;
@@ -33,7 +33,7 @@ static void fill_info(czk_seal_proof_info *info, czk_seal_proof proof, const cha
     info->api_version = ver;
     info->feature = feat;
     info->layers = production ? 11 : 2;
-    if (feat == CZK_POREP_NON_INTERACTIVE) {
+    if (feat == CZK_SEAL_FEATURE_NON_INTERACTIVE) {
         info->partitions = production ? 126 : 13;
         info->min_challenges = production ? 2253 : 26;
     } else {
@@ -114,7 +114,7 @@ static void store64_le(uint8_t *p, uint64_t v)
     for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
-void czk_porep_id(uint8_t out[32], czk_seal_proof proof)
+void czk_seal_porep_id(uint8_t out[32], czk_seal_proof proof)
 {
     /* Every registered proof has nonce 0 (registry.rs `nonce`). */
     const uint64_t nonce = 0;
@@ -123,7 +123,7 @@ void czk_porep_id(uint8_t out[32], czk_seal_proof proof)
     store64_le(out + 8, nonce);
 }
 
-void czk_prover_id_from_actor(uint8_t out[32], uint64_t actor_id)
+void czk_seal_prover_id_from_actor(uint8_t out[32], uint64_t actor_id)
 {
     memset(out, 0, 32);
     size_t i = 0;
@@ -147,9 +147,9 @@ czk_status czk__sha256_parts(uint8_t out[32], const void *const *parts, const si
     return ok ? CZK_OK : CZK_EINTERNAL;
 }
 
-czk_status czk_replica_id(uint8_t out[32], const uint8_t prover_id[32], uint64_t sector_id,
-                          const uint8_t ticket[32], const uint8_t comm_d[32],
-                          const uint8_t porep_id[32], czk_err *err)
+czk_status czk_seal_replica_id(uint8_t out[32], const uint8_t prover_id[32], uint64_t sector_id,
+                               const uint8_t ticket[32], const uint8_t comm_d[32],
+                               const uint8_t porep_id[32], czk_err *err)
 {
     uint8_t sector_be[8];
     for (int i = 0; i < 8; i++) sector_be[i] = (uint8_t)(sector_id >> (56 - 8 * i));

@@ -142,7 +142,7 @@ czk_status czk_sdr_graph_create_for_proof(czk_sdr_graph **out, czk_seal_proof pr
         return czk_err_set(err, CZK_EINVAL, "unknown registered seal proof %d", (int)proof);
     }
     uint8_t porep_id[32];
-    czk_porep_id(porep_id, proof);
+    czk_seal_porep_id(porep_id, proof);
     return czk_sdr_graph_create(out, info->nodes, porep_id, info->api_version, err);
 }
 

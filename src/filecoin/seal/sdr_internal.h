@@ -6,7 +6,8 @@
 #ifndef CZK_FILECOIN_SEAL_SDR_INTERNAL_H
 #define CZK_FILECOIN_SEAL_SDR_INTERNAL_H
 
-#include "czk/filecoin.h"
+#include "czk/api_version.h"
+#include "czk/sdr.h"
 
 /* ---------------------------------------------------------------------------------------
  * ChaCha (chacha.c): Bernstein's original layout, as rand_chacha 0.3 uses it. State words

@@ -269,9 +269,9 @@ czk_status czk_sector_seal(czk_sector **out, const czk_seal_input *in, czk_pool 
     s->t.tree_d = t1 - t0;
 
     uint8_t porep_id[32];
-    czk_porep_id(porep_id, in->proof);
-    st = czk_replica_id(s->comms.replica_id, in->prover_id, in->sector_id, in->ticket,
-                        s->comms.comm_d, porep_id, err);
+    czk_seal_porep_id(porep_id, in->proof);
+    st = czk_seal_replica_id(s->comms.replica_id, in->prover_id, in->sector_id, in->ticket,
+                             s->comms.comm_d, porep_id, err);
     if (st != CZK_OK) goto fail;
 
     st = czk_sdr_label_layers(s->labels, s->g, info->layers, s->comms.replica_id, NULL, pool, err);

@@ -163,12 +163,12 @@ czk_status czk_porep_challenges(uint64_t *out, czk_seal_proof proof, const uint8
                            info->name, info->partitions);
     czk_status s;
     switch (info->feature) {
-    case CZK_POREP_INTERACTIVE:
+    case CZK_SEAL_FEATURE_INTERACTIVE:
         if (!seed) return czk_err_set(err, CZK_EINVAL, "PoRep challenges: %s needs a seed", info->name);
         s = czk__porep_interactive_challenges(out, info->nodes, info->challenges_per_partition,
                                               replica_id, seed, partition);
         break;
-    case CZK_POREP_SYNTHETIC:
+    case CZK_SEAL_FEATURE_SYNTHETIC:
         if (!seed || !comm_r)
             return czk_err_set(err, CZK_EINVAL, "PoRep challenges: %s needs a seed and comm_r",
                                info->name);

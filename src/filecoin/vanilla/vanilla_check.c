@@ -13,6 +13,7 @@
 #include "czk/bls12_381.h"
 #include "czk/poseidon.h"
 #include "czk/comm.h"
+#include "czk/sdr.h"
 
 #include <jansson.h>
 #include <openssl/evp.h>
