@@ -18,7 +18,6 @@
 #include "czk/merkle.h"
 #include "czk/pool.h"
 #include "czk/sdr.h"
-#include "czk/seal.h"
 #include "czk/seal_proof.h"
 #include "filecoin/seal/seal_internal.h"
 

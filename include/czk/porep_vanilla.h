@@ -9,7 +9,7 @@
  *      (LE-int(SHA-256(replica_id ‖ seed ‖ j as u32 LE)) mod (nodes − 1)) + 1 with
  *      j = challenges_per_partition · k + i, so node 0 is never challenged; synthetic
  *      and non-interactive PoRep as czk_porep_challenges says.
- *   2. C1 from a sealed sector (czk_sector of czk/seal.h): per partition and challenge the
+ *   2. C1 from a sealed sector (czk_sector of czk/sector.h): per partition and challenge the
  *      tree_d and tree_r_last inclusion proofs, the challenged column and the 6 DRG and 8
  *      expander parents' columns with their tree_c proofs, the labeling proofs of every
  *      layer and the encoding proof.
@@ -33,8 +33,8 @@
 
 #include "czk/common.h"
 #include "czk/pool.h"
-#include "czk/seal.h"
 #include "czk/seal_proof.h"
+#include "czk/sector.h"
 #include "czk/vanilla.h"
 
 #ifdef __cplusplus

@@ -30,7 +30,7 @@
 #include "czk/merkle.h"
 #include "czk/pool.h"
 #include "czk/post.h"
-#include "czk/seal.h"
+#include "czk/sector.h"
 #include "czk/snap.h"
 #include "czk/vanilla.h"
 

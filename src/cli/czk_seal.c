@@ -8,8 +8,9 @@
 #include "czk/fr32.h"
 #include "czk/pool.h"
 #include "czk/porep_vanilla.h"
-#include "czk/seal.h"
+#include "czk/sdr.h"
 #include "czk/seal_proof.h"
+#include "czk/sector.h"
 #include "czk/vanilla.h"
 #include "cli.h"
 
@@ -188,8 +189,8 @@ static void print_json(FILE *f, const czk_sector *s, uint64_t actor, uint64_t se
                        const uint8_t ticket[32], const char *source, unsigned threads)
 {
     const czk_seal_proof_info *info = czk_sector_info(s);
-    czk_seal_comms c;
-    czk_seal_timings t;
+    czk_sector_seal_comms c;
+    czk_sector_seal_timings t;
     czk_sector_comms(s, &c);
     czk_sector_timings(s, &t);
     char h[6][65], cid_d[80], cid_r[80];
@@ -316,7 +317,7 @@ int czk_cli_seal(int argc, char **argv)
         return 2;
     }
     czk_err err;
-    czk_seal_input in = {0};
+    czk_sector_seal_input in = {0};
     if (czk_seal_proof_parse(proof_name, &in.proof, &err) != CZK_OK) {
         fprintf(stderr, "czk seal: %s\n", err.msg);
         return 2;
@@ -430,8 +431,8 @@ int czk_cli_seal(int argc, char **argv)
     if (json) {
         print_json(stdout, s, actor, in.sector_id, in.ticket, source, nthreads);
     } else {
-        czk_seal_comms c;
-        czk_seal_timings t;
+        czk_sector_seal_comms c;
+        czk_sector_seal_timings t;
         czk_sector_comms(s, &c);
         czk_sector_timings(s, &t);
         char hd[65], hr[65], cd[80], cr[80];

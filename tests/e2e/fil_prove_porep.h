@@ -10,7 +10,7 @@
 #include "e2e/fil_prove_util.h"
 
 #include "czk/porep_vanilla.h"
-#include "czk/seal.h"
+#include "czk/sector.h"
 
 /* The job of a C1, its JSON sent as is or inside cuzk's envelope. */
 static czk_fil_job *fp_porep_job(const czk_c1_output *c1, bool envelope, uint64_t sector_size)
@@ -64,7 +64,7 @@ static void fp_porep_sealed_and_fixture(czk_seal_proof proof, const char *circui
     czk_err err;
 
     /* A sealed sector: random data (each node a canonical Fr), miner 1000, sector 7. */
-    czk_seal_input si;
+    czk_sector_seal_input si;
     memset(&si, 0, sizeof si);
     si.proof = proof;
     czk_seal_prover_id_from_actor(si.prover_id, 1000);

@@ -20,8 +20,8 @@
 #include "czk/porep.h"
 #include "czk/porep_vanilla.h"
 #include "czk/sdr.h"
-#include "czk/seal.h"
 #include "czk/seal_proof.h"
+#include "czk/sector.h"
 #include "czk/vanilla.h"
 #include "czk_test.h"
 #include "filecoin/vanilla/porep_vanilla_internal.h"
@@ -364,7 +364,8 @@ static czk_sector *seal_random(czk_seal_proof proof, uint8_t ticket[32])
     uint8_t *data = czk_malloc(info->sector_size);
     czk_test_rand_bytes(data, info->sector_size);
     for (uint64_t i = 0; i < info->nodes; i++) data[32 * i + 31] &= 0x3f;
-    czk_seal_input in = {.proof = proof, .sector_id = czk_test_rand64() % 1000000, .data = data};
+    czk_sector_seal_input in = {
+        .proof = proof, .sector_id = czk_test_rand64() % 1000000, .data = data};
     czk_seal_prover_id_from_actor(in.prover_id, 1000 + czk_test_rand64() % 1000);
     czk_test_rand_bytes(in.ticket, 32);
     memcpy(ticket, in.ticket, 32);
@@ -404,7 +405,7 @@ static void check_sector_c1(czk_seal_proof proof, bool with_circuit)
     CHECK_MSG(st == CZK_OK, "c1_verify: %s", err.msg);
 
     /* Fields against the sector and the challenge rule. */
-    czk_seal_comms cm;
+    czk_sector_seal_comms cm;
     czk_sector_comms(s, &cm);
     CHECK_MEM(c1->comm_d, cm.comm_d, 32);
     CHECK_MEM(c1->comm_r, cm.comm_r, 32);

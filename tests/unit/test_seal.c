@@ -1,5 +1,5 @@
 /*
- * SDR labelling and sealing (czk/seal.h).
+ * SDR labelling and sealing (czk/sdr.h, czk/sector.h).
  *
  * References, none of them this code's own output:
  *  - rust-fil-proofs' labelling known answers: storage-proofs-porep/tests/
@@ -25,8 +25,8 @@
 #include "czk/pool.h"
 #include "czk/poseidon.h"
 #include "czk/sdr.h"
-#include "czk/seal.h"
 #include "czk/seal_proof.h"
+#include "czk/sector.h"
 #include "czk_test.h"
 #include "filecoin/seal/seal_internal.h"
 
@@ -341,7 +341,7 @@ static const struct {
      "29727e365fd6865b9841aa80927e7997a5d9826dd935756334f927f35acf3636"},
 };
 
-static void ref_input(czk_seal_input *in, uint8_t *data, size_t v)
+static void ref_input(czk_sector_seal_input *in, uint8_t *data, size_t v)
 {
     memset(in, 0, sizeof *in);
     in->proof = ref2k[v].proof;
@@ -362,7 +362,7 @@ static void ref_input(czk_seal_input *in, uint8_t *data, size_t v)
 static void check_paths(const czk_sector *s, int count)
 {
     const czk_seal_proof_info *info = czk_sector_info(s);
-    czk_seal_comms c;
+    czk_sector_seal_comms c;
     czk_sector_comms(s, &c);
     static czk_merkle_path path;
     for (int t = 0; t < count; t++) {
@@ -403,7 +403,7 @@ static void check_paths(const czk_sector *s, int count)
 static void test_seal_2k_reference(void)
 {
     for (size_t v = 0; v < sizeof ref2k / sizeof ref2k[0]; v++) {
-        czk_seal_input in;
+        czk_sector_seal_input in;
         uint8_t data[2048];
         ref_input(&in, data, v);
         czk_pool *pools[2] = {NULL, pool2};
@@ -412,7 +412,7 @@ static void test_seal_2k_reference(void)
             czk_err err;
             CHECK_STATUS(czk_sector_seal(&s, &in, pools[p], &err), CZK_OK);
             if (s == NULL) continue;
-            czk_seal_comms c;
+            czk_sector_seal_comms c;
             czk_sector_comms(s, &c);
             uint8_t want[32], lab[32];
 #define CMP(field, expr)                                                                           \
@@ -455,13 +455,13 @@ static const char *const ref8m[5] = {
  * paths verify, labels match OpenSSL. */
 static void test_seal_8m_zero(void)
 {
-    czk_seal_input in = {.proof = CZK_SEAL_StackedDrg8MiBV1_1, .sector_id = 7};
+    czk_sector_seal_input in = {.proof = CZK_SEAL_StackedDrg8MiBV1_1, .sector_id = 7};
     czk_seal_prover_id_from_actor(in.prover_id, 1000);
     for (int i = 0; i < 32; i++) in.ticket[i] = (uint8_t)(i + 1);
     czk_sector *s = NULL;
     CHECK_STATUS(czk_sector_seal(&s, &in, pool4, NULL), CZK_OK);
     if (s == NULL) return;
-    czk_seal_comms c;
+    czk_sector_seal_comms c;
     czk_sector_comms(s, &c);
     const uint8_t *fields[5] = {c.comm_d, c.replica_id, c.comm_c, c.comm_r_last, c.comm_r};
     for (int i = 0; i < 5; i++) {
@@ -497,7 +497,7 @@ static void test_seal_8m_zero(void)
     free(labels);
     /* The replica of zero data is the last layer. */
     CHECK(memcmp(czk_sector_replica(s), czk_sector_layer(s, 2), info->sector_size) == 0);
-    czk_seal_timings tm;
+    czk_sector_seal_timings tm;
     czk_sector_timings(s, &tm);
     printf("  8 MiB seal on %u threads: tree_d %.2f s, labels %.2f s, tree_c %.2f s, encode %.3f "
            "s, tree_r_last %.2f s, total %.2f s\n",
@@ -510,7 +510,7 @@ static void test_seal_errors(void)
 {
     czk_err err;
     czk_sector *s = (czk_sector *)&err;
-    czk_seal_input in = {.proof = (czk_seal_proof)99};
+    czk_sector_seal_input in = {.proof = (czk_seal_proof)99};
     CHECK_STATUS(czk_sector_seal(&s, &in, NULL, &err), CZK_EINVAL);
     CHECK(s == NULL);
     in.proof = CZK_SEAL_StackedDrg32GiBV1_1;

@@ -369,7 +369,7 @@ static void test_snap_encode_decode(void)
  * bincode, circuit, tampering, decoding the new replica. */
 static void test_snap_real_2k(void)
 {
-    czk_seal_input in;
+    czk_sector_seal_input in;
     memset(&in, 0, sizeof in);
     in.proof = CZK_SEAL_StackedDrg2KiBV1_1;
     czk_seal_prover_id_from_actor(in.prover_id, 1000);
@@ -386,7 +386,7 @@ static void test_snap_real_2k(void)
     const czk_snap_params *p = czk_snap_sector_params(ss);
     czk_snap_comms c;
     czk_snap_sector_comms(ss, &c);
-    czk_seal_comms sc;
+    czk_sector_seal_comms sc;
     czk_sector_comms(sec, &sc);
     CHECK_MEM(c.comm_r_old, sc.comm_r, 32); /* the sector key's comm_r */
     CHECK(c.h == 1 && p->partition_count == 1);
@@ -427,7 +427,7 @@ out:
  * constraints, is left to the e2e proofs). Run from tests/slow. */
 static void test_snap_real_8m(void)
 {
-    czk_seal_input in;
+    czk_sector_seal_input in;
     memset(&in, 0, sizeof in);
     in.proof = CZK_SEAL_StackedDrg8MiBV1_1;
     czk_seal_prover_id_from_actor(in.prover_id, 1001);
@@ -694,7 +694,7 @@ static void test_post_window_real_2k(void)
     rand_node(rnd);
     czk_err err;
     for (int i = 0; i < 2; i++) {
-        czk_seal_input in;
+        czk_sector_seal_input in;
         memset(&in, 0, sizeof in);
         in.proof = CZK_SEAL_StackedDrg2KiBV1_1;
         czk_seal_prover_id_from_actor(in.prover_id, 1000);
@@ -702,7 +702,7 @@ static void test_post_window_real_2k(void)
         rand_node(in.ticket);
         CHECK_STATUS(czk_sector_seal(&sec[i], &in, NULL, NULL), CZK_OK);
         if (!sec[i]) goto out;
-        czk_seal_comms sc;
+        czk_sector_seal_comms sc;
         czk_sector_comms(sec[i], &sc);
         pub[i].id = in.sector_id;
         memcpy(pub[i].comm_r, sc.comm_r, 32);

@@ -26,7 +26,6 @@
 #include "czk/comm.h"
 #include "czk/merkle.h"
 #include "czk/sdr.h"
-#include "czk/seal.h"
 #include "czk/seal_proof.h"
 #include "czk/vanilla.h"
 #include "czk_test.h"

@@ -15,6 +15,7 @@
 #include "czk/comm.h"
 #include "czk/log.h"
 #include "czk/poseidon.h"
+#include "czk/sector.h"
 
 #include <stdatomic.h>
 #include <string.h>
@@ -186,8 +187,8 @@ struct czk_sector {
     uint8_t *columns; /* sector_size: column hashes, tree_c's leaves */
     uint8_t *replica; /* sector_size: tree_r_last's leaves */
     czk_merkle_tree *tree_d, *tree_c, *tree_r;
-    czk_seal_comms comms;
-    czk_seal_timings t;
+    czk_sector_seal_comms comms;
+    czk_sector_seal_timings t;
 };
 
 void czk_sector_destroy(czk_sector *s)
@@ -217,7 +218,8 @@ static uint64_t first_noncanonical(const uint8_t *data, uint64_t n)
     return n;
 }
 
-czk_status czk_sector_seal(czk_sector **out, const czk_seal_input *in, czk_pool *pool, czk_err *err)
+czk_status czk_sector_seal(czk_sector **out, const czk_sector_seal_input *in, czk_pool *pool,
+                           czk_err *err)
 {
     if (out == NULL || in == NULL) return czk_err_set(err, CZK_EINVAL, "seal: NULL argument");
     *out = NULL;
@@ -321,12 +323,12 @@ const czk_seal_proof_info *czk_sector_info(const czk_sector *s)
     return s->info;
 }
 
-void czk_sector_comms(const czk_sector *s, czk_seal_comms *out)
+void czk_sector_comms(const czk_sector *s, czk_sector_seal_comms *out)
 {
     *out = s->comms;
 }
 
-void czk_sector_timings(const czk_sector *s, czk_seal_timings *out)
+void czk_sector_timings(const czk_sector *s, czk_sector_seal_timings *out)
 {
     *out = s->t;
 }

@@ -4,7 +4,7 @@
 #ifndef CZK_FILECOIN_SEAL_SEAL_INTERNAL_H
 #define CZK_FILECOIN_SEAL_SEAL_INTERNAL_H
 
-#include "czk/seal.h"
+#include "czk/sdr.h"
 
 /** Chunks the labeller's hashing thread produced itself because their producer was late,
  *  since the process started. */

@@ -184,7 +184,7 @@ static czk_status sector_fill(czk_porep_vanilla_proof *p, const czk_sector *s, u
     if (c == 0 || c >= info->nodes)
         return czk_err_set(err, CZK_EINVAL, "vanilla proof: challenge %llu is not in 1..%llu",
                            (unsigned long long)c, (unsigned long long)info->nodes - 1);
-    czk_seal_comms cm;
+    czk_sector_seal_comms cm;
     czk_sector_comms(s, &cm);
     czk_status st = czk_sector_prove_d(s, c, path, err);
     if (st) return st;
@@ -257,7 +257,7 @@ czk_status czk_porep_c1_from_sector(czk_c1_output **out, const czk_sector *s,
 {
     *out = NULL;
     const czk_seal_proof_info *info = czk_sector_info(s);
-    czk_seal_comms cm;
+    czk_sector_seal_comms cm;
     czk_sector_comms(s, &cm);
     size_t np = info->partitions, cpp = info->challenges_per_partition, n = np * cpp;
     unsigned workers = pool ? czk_pool_size(pool) : 1;

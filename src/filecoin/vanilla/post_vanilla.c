@@ -150,7 +150,7 @@ czk_status czk_post_sector_prove_sealed(czk_post_sector_proof **out, const czk_p
                                         const uint8_t randomness[32], uint64_t sector_id,
                                         uint64_t sector_index, czk_err *err)
 {
-    czk_seal_comms c;
+    czk_sector_seal_comms c;
     czk_sector_comms(s, &c);
     return czk_post_sector_prove(out, p, winning, czk_sector_tree_r_last(s), czk_sector_replica(s),
                                  c.comm_c, randomness, sector_id, sector_index, err);

@@ -213,7 +213,7 @@ czk_status czk_snap_sector_update_sealed(czk_snap_sector **out, const czk_sector
                                          const uint8_t *data, unsigned h, czk_pool *pool,
                                          czk_err *err)
 {
-    czk_seal_comms c;
+    czk_sector_seal_comms c;
     czk_sector_comms(key, &c);
     czk_snap_update_input in = {.sector_size = czk_sector_info(key)->sector_size,
                                 .sector_key = czk_sector_replica(key),
