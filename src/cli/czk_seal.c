@@ -223,14 +223,14 @@ static czk_status write_c1(const char *path, const czk_sector *s, const uint8_t 
                            const uint8_t seed[32], czk_pool *pool)
 {
     czk_err err;
-    czk_c1_output *c1 = NULL;
+    czk_porep_c1_output *c1 = NULL;
     uint8_t *json = NULL;
     size_t len = 0;
     czk_seal_proof proof = czk_sector_info(s)->proof;
     czk_status st = czk_porep_c1_from_sector(&c1, s, ticket, seed, pool, &err);
     if (st == CZK_OK) st = czk_porep_c1_verify(c1, proof, 0, &err);
-    if (st == CZK_OK) st = czk_c1_write_json(c1, &json, &len, &err);
-    czk_c1_output_free(c1);
+    if (st == CZK_OK) st = czk_porep_c1_write_json(c1, &json, &len, &err);
+    czk_porep_c1_output_free(c1);
     if (st != CZK_OK) {
         fprintf(stderr, "czk seal: C1: %s\n", err.msg);
         return st;

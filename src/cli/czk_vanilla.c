@@ -226,7 +226,7 @@ static result check_c1(const opts *o, const char *file)
     czk_err *err = &res.err;
     uint8_t *buf = NULL, *c1json = NULL;
     size_t len = 0, c1len = 0;
-    czk_c1_output *c1 = NULL;
+    czk_porep_c1_output *c1 = NULL;
     uint64_t sector_num = 0, sector_size = 0;
     bool envelope = false;
     czk_seal_proof proof = 0;
@@ -243,15 +243,16 @@ static result check_c1(const opts *o, const char *file)
      * else is tried as an envelope. Looking first saves parsing a 50 MB C1 twice. */
     size_t head = len < 256 ? len : 256;
     bool plain = memmem(buf, head, "\"registered_proof\"", 18) != NULL;
-    s = plain ? CZK_ENOENT
-              : czk_cuzk_envelope_decode(buf, len, &c1json, &c1len, &sector_num, &sector_size, err);
+    s = plain
+            ? CZK_ENOENT
+            : czk_porep_envelope_decode(buf, len, &c1json, &c1len, &sector_num, &sector_size, err);
     if (s == CZK_OK) {
         envelope = true;
     } else if (s == CZK_ENOENT) {
         s = CZK_OK; /* not an envelope: plain C1 JSON */
     }
-    if (!s) s = czk_c1_parse_json(&c1, envelope ? c1json : buf, envelope ? c1len : len, err);
-    /* Without --registered-proof the C1 names its own proof; with it, czk_c1_check
+    if (!s) s = czk_porep_c1_parse_json(&c1, envelope ? c1json : buf, envelope ? c1len : len, err);
+    /* Without --registered-proof the C1 names its own proof; with it, czk_porep_c1_check
      * rejects a C1 of another proof. */
     if (!s && !o->name) proof = c1->proof;
     const czk_seal_proof_info *info = s ? NULL : czk_seal_proof_get(proof);
@@ -282,7 +283,7 @@ static result check_c1(const opts *o, const char *file)
         printf("\n");
     }
     res.rc = rc_of(s);
-    czk_c1_output_free(c1);
+    czk_porep_c1_output_free(c1);
     czk_free(c1json);
     czk_free(buf);
     return res;

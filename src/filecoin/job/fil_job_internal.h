@@ -37,7 +37,7 @@ struct czk_fil_job {
     czk_cs_counts counts;
     size_t n_inputs;  /* public inputs per partition, ONE excluded */
     czk_fr *inputs;   /* partitions × n_inputs, computed at creation */
-    /* PoRep: SHA-256 of the C1 in canonical form (czk_c1_write_json of the parsed C1). */
+    /* PoRep: SHA-256 of the C1 in canonical form (czk_porep_c1_write_json of the parsed C1). */
     bool has_digest;
     uint8_t digest[32];
     void *impl;

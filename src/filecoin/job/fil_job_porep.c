@@ -118,7 +118,7 @@ static czk_status convert_challenge(czk_porep_challenge *c, const czk_porep_vani
 }
 
 /* The C1 JSON of the request: the envelope's Phase1Out or the bytes themselves. */
-static czk_status parse_c1(czk_c1_output **c1, const czk_fil_job_input *in,
+static czk_status parse_c1(czk_porep_c1_output **c1, const czk_fil_job_input *in,
                            const czk_seal_proof_info *info, czk_err *err)
 {
     uint8_t *json = NULL;
@@ -126,10 +126,10 @@ static czk_status parse_c1(czk_c1_output **c1, const czk_fil_job_input *in,
     uint64_t env_num = 0, env_size = 0;
     czk_err e;
     czk_err_clear(&e);
-    czk_status s = czk_cuzk_envelope_decode(in->vanilla_proof, in->vanilla_proof_len, &json,
-                                            &json_len, &env_num, &env_size, &e);
+    czk_status s = czk_porep_envelope_decode(in->vanilla_proof, in->vanilla_proof_len, &json,
+                                             &json_len, &env_num, &env_size, &e);
     if (s == CZK_ENOENT) {
-        s = czk_c1_parse_json(c1, in->vanilla_proof, in->vanilla_proof_len, &e);
+        s = czk_porep_c1_parse_json(c1, in->vanilla_proof, in->vanilla_proof_len, &e);
         if (s != CZK_OK) return czk__fil_err_wrap(err, s, "vanilla_proof: C1", &e);
         return CZK_OK;
     }
@@ -141,7 +141,7 @@ static czk_status parse_c1(czk_c1_output **c1, const czk_fil_job_input *in,
                            (unsigned long long)env_size, info->name,
                            (unsigned long long)info->sector_size);
     }
-    s = czk_c1_parse_json(c1, json, json_len, &e);
+    s = czk_porep_c1_parse_json(c1, json, json_len, &e);
     czk_free(json);
     if (s != CZK_OK) return czk__fil_err_wrap(err, s, "vanilla_proof: Phase1Out C1", &e);
     return CZK_OK;
@@ -164,7 +164,7 @@ static void hex8(char out[17], const uint8_t *b)
  * another sector (or with another ticket) is proved as the request's. Miner id 0 is the
  * system actor, never a miner: a request with none names no sector and is not checked.
  */
-static czk_status check_sector(const czk_c1_output *c1, const czk_fil_job_input *in,
+static czk_status check_sector(const czk_porep_c1_output *c1, const czk_fil_job_input *in,
                                const czk_seal_proof_info *info, czk_err *err)
 {
     if (in->miner_id == 0) return CZK_OK;
@@ -193,22 +193,22 @@ czk_status czk__fil_porep_create(czk_fil_job *j, const czk_fil_job_input *in, cz
     if (in->vanilla_proof == NULL || in->vanilla_proof_len == 0)
         return czk_err_set(err, CZK_EINVAL, "vanilla_proof: empty (the C1 output is required)");
 
-    czk_c1_output *c1 = NULL;
+    czk_porep_c1_output *c1 = NULL;
     czk_status s = parse_c1(&c1, in, info, err);
     if (s != CZK_OK) return s;
     czk_err e;
     czk_err_clear(&e);
     /* What rust-fil-proofs' prove_with_vanilla checks before proving
-     * (StackedDrg::verify_all_partitions): czk_c1_check's shapes, roots and paths, the
+     * (StackedDrg::verify_all_partitions): czk_porep_c1_check's shapes, roots and paths, the
      * labels being the label hashes of their parents, and each challenge being the one
      * the C1's replica_id and seed (synthetic: and comm_r) derive. */
     s = czk_porep_c1_verify(c1, info->proof, 0, &e);
     if (s != CZK_OK) {
-        czk_c1_output_free(c1);
+        czk_porep_c1_output_free(c1);
         return czk__fil_err_wrap(err, s, "vanilla_proof", &e);
     }
     if ((s = check_sector(c1, in, info, err)) != CZK_OK) {
-        czk_c1_output_free(c1);
+        czk_porep_c1_output_free(c1);
         return s;
     }
     /* What the request means, for request_id deduplication: the C1 as czk writes it,
@@ -217,11 +217,11 @@ czk_status czk__fil_porep_create(czk_fil_job *j, const czk_fil_job_input *in, cz
      * 2.3 s its parse takes (2-core dev machine). */
     uint8_t *canon = NULL;
     size_t canon_len = 0;
-    s = czk_c1_write_json(c1, &canon, &canon_len, &e);
+    s = czk_porep_c1_write_json(c1, &canon, &canon_len, &e);
     if (s == CZK_OK) s = czk_sha256(j->digest, canon, canon_len);
     czk_free(canon);
     if (s != CZK_OK) {
-        czk_c1_output_free(c1);
+        czk_porep_c1_output_free(c1);
         return czk__fil_err_wrap(err, s, "vanilla_proof: canonical form", &e);
     }
     j->has_digest = true;
@@ -264,7 +264,7 @@ czk_status czk__fil_porep_create(czk_fil_job *j, const czk_fil_job_input *in, cz
         memcpy(w->replica_id, c1->replica_id, 32);
         memcpy(w->comm_d, c1->comm_d, 32);
         memcpy(w->comm_r, c1->comm_r, 32);
-        /* czk_c1_check made every challenge agree on these two roots. */
+        /* czk_porep_c1_check made every challenge agree on these two roots. */
         memcpy(w->comm_r_last, c1->vanilla_proofs[k][0].comm_r_last_proof.root, 32);
         memcpy(w->comm_c, c1->vanilla_proofs[k][0].c_x.inclusion_proof.root, 32);
         w->challenges = &x->ch[k * C];
@@ -276,6 +276,6 @@ czk_status czk__fil_porep_create(czk_fil_job *j, const czk_fil_job_input *in, cz
 out:
     czk_free(chal);
     czk_sdr_graph_destroy(graph);
-    czk_c1_output_free(c1);
+    czk_porep_c1_output_free(c1);
     return s;
 }

@@ -2,7 +2,7 @@
  * PoRep vanilla proofs of a sealed sector and the C1 output built from them, as
  * rust-fil-proofs' StackedDrg::prove_layers (storage-proofs-porep stacked/vanilla/
  * proof.rs) and filecoin-proofs' seal_commit_phase1 produce them; and the full C1
- * verification (labels and challenges) that czk_c1_check leaves out.
+ * verification (labels and challenges) that czk_porep_c1_check leaves out.
  *
  * A C1 is built in two passes: a serial pass allocates every array of every proof in
  * the C1's arena (czk__c1_skeleton; the arena is a bump allocator without a lock), then
@@ -107,12 +107,12 @@ static bool alloc_proof(czk_vanilla_arena *a, czk_porep_vanilla_proof *p,
     return alloc_labeling(a, &p->encoding_proof);
 }
 
-czk_status czk__c1_skeleton(czk_c1_output **out, czk_seal_proof proof, czk_err *err)
+czk_status czk__c1_skeleton(czk_porep_c1_output **out, czk_seal_proof proof, czk_err *err)
 {
     *out = NULL;
     const czk_seal_proof_info *info = czk_seal_proof_get(proof);
     if (!info) return czk_err_set(err, CZK_EINVAL, "C1: unknown registered proof %d", (int)proof);
-    czk_c1_output *c1 = czk_calloc(1, sizeof *c1);
+    czk_porep_c1_output *c1 = czk_calloc(1, sizeof *c1);
     if (!c1) return czk_err_set(err, CZK_ENOMEM, "C1: out of memory");
     czk_vanilla_arena *a = c1->arena = czk_vanilla_arena_create();
     bool ok = a != NULL;
@@ -133,7 +133,7 @@ czk_status czk__c1_skeleton(czk_c1_output **out, czk_seal_proof proof, czk_err *
         for (size_t i = 0; i < cpp && ok; i++) ok = alloc_proof(a, &c1->vanilla_proofs[k][i], info);
     }
     if (!ok) {
-        czk_c1_output_free(c1);
+        czk_porep_c1_output_free(c1);
         return czk_err_set(err, CZK_ENOMEM, "C1: out of memory for %s's vanilla proofs", info->name);
     }
     *out = c1;
@@ -234,7 +234,7 @@ czk_status czk_porep_vanilla_prove(czk_porep_vanilla_proof *out, czk_vanilla_are
 }
 
 typedef struct fill_ctx {
-    czk_c1_output *c1;
+    czk_porep_c1_output *c1;
     const czk_sector *s;
     const uint64_t *challenges; /* partitions · cpp */
     size_t cpp;
@@ -251,7 +251,7 @@ static void fill_task(void *vctx, size_t task, unsigned worker)
                                   &x->paths[worker], &x->errs[task]);
 }
 
-czk_status czk_porep_c1_from_sector(czk_c1_output **out, const czk_sector *s,
+czk_status czk_porep_c1_from_sector(czk_porep_c1_output **out, const czk_sector *s,
                                     const uint8_t ticket[32], const uint8_t seed[32],
                                     czk_pool *pool, czk_err *err)
 {
@@ -265,7 +265,7 @@ czk_status czk_porep_c1_from_sector(czk_c1_output **out, const czk_sector *s,
     czk_merkle_path *paths = czk_malloc(workers * sizeof *paths);
     czk_status *status = czk_calloc(n, sizeof *status);
     czk_err *errs = czk_calloc(n, sizeof *errs);
-    czk_c1_output *c1 = NULL;
+    czk_porep_c1_output *c1 = NULL;
     czk_status st = CZK_OK;
     if (!ch || !paths || !status || !errs) st = czk_err_set(err, CZK_ENOMEM, "C1: out of memory");
     for (size_t k = 0; k < np && !st; k++)
@@ -288,7 +288,7 @@ czk_status czk_porep_c1_from_sector(czk_c1_output **out, const czk_sector *s,
         memcpy(c1->ticket, ticket, 32);
         *out = c1;
     } else {
-        czk_c1_output_free(c1);
+        czk_porep_c1_output_free(c1);
     }
     czk_free(ch);
     czk_free(paths);
@@ -339,10 +339,10 @@ static czk_status verify_labels(const czk_porep_vanilla_proof *p, const uint8_t 
     return CZK_OK;
 }
 
-czk_status czk_porep_c1_verify(const czk_c1_output *c1, czk_seal_proof proof, unsigned flags,
+czk_status czk_porep_c1_verify(const czk_porep_c1_output *c1, czk_seal_proof proof, unsigned flags,
                                czk_err *err)
 {
-    czk_status st = czk_c1_check(c1, proof, err);
+    czk_status st = czk_porep_c1_check(c1, proof, err);
     if (st) return st;
     const czk_seal_proof_info *info = czk_seal_proof_get(proof);
     uint64_t want[64];

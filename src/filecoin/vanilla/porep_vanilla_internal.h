@@ -15,7 +15,7 @@
  * `layers` rows, `layers` labeling proofs and the encoding proof of 37 parents each)
  * allocated and zeroed. CZK_EINVAL for an unknown proof, CZK_ENOMEM.
  */
-czk_status czk__c1_skeleton(czk_c1_output **out, czk_seal_proof proof, czk_err *err);
+czk_status czk__c1_skeleton(czk_porep_c1_output **out, czk_seal_proof proof, czk_err *err);
 
 /**
  * Copy `path` (levels base, then sub, then top) and `root` into a MerkleProof the

@@ -14,6 +14,7 @@
 #include "czk/poseidon.h"
 #include "czk/comm.h"
 #include "czk/sdr.h"
+#include "czk/porep_vanilla.h"
 
 #include <jansson.h>
 #include <openssl/evp.h>
@@ -330,7 +331,7 @@ static unsigned ilog(uint64_t n, unsigned base)
     return n == 1 ? k : 0;
 }
 
-czk_status czk_c1_check(const czk_c1_output *c1, czk_seal_proof proof, czk_err *err)
+czk_status czk_porep_c1_check(const czk_porep_c1_output *c1, czk_seal_proof proof, czk_err *err)
 {
     const czk_seal_proof_info *info = czk_seal_proof_get(proof);
     if (!info) return czk_err_set(err, CZK_EINVAL, "C1: unknown registered proof %d", (int)proof);
@@ -352,9 +353,9 @@ czk_status czk_c1_check(const czk_c1_output *c1, czk_seal_proof proof, czk_err *
     static const struct {
         const char *name;
         size_t off;
-    } commits[] = {{"comm_r", offsetof(czk_c1_output, comm_r)},
-                   {"comm_d", offsetof(czk_c1_output, comm_d)},
-                   {"replica_id", offsetof(czk_c1_output, replica_id)}};
+    } commits[] = {{"comm_r", offsetof(czk_porep_c1_output, comm_r)},
+                   {"comm_d", offsetof(czk_porep_c1_output, comm_d)},
+                   {"replica_id", offsetof(czk_porep_c1_output, replica_id)}};
     for (size_t i = 0; i < 3; i++)
         if (!is_fr((const uint8_t *)c1 + commits[i].off))
             return czk_err_set(err, CZK_ENONCANONICAL, "C1: %s is not below r", commits[i].name);
@@ -398,8 +399,8 @@ czk_status czk_c1_check(const czk_c1_output *c1, czk_seal_proof proof, czk_err *
  * cuzk envelope
  * ------------------------------------------------------------------------------------- */
 
-czk_status czk_cuzk_envelope_decode(const void *buf, size_t len, uint8_t **c1_json, size_t *c1_len,
-                                    uint64_t *sector_num, uint64_t *sector_size, czk_err *err)
+czk_status czk_porep_envelope_decode(const void *buf, size_t len, uint8_t **c1_json, size_t *c1_len,
+                                     uint64_t *sector_num, uint64_t *sector_size, czk_err *err)
 {
     *c1_json = NULL;
     *c1_len = 0;
@@ -455,9 +456,9 @@ czk_status czk_cuzk_envelope_decode(const void *buf, size_t len, uint8_t **c1_js
     return s;
 }
 
-czk_status czk_cuzk_envelope_encode(const uint8_t *c1_json, size_t c1_len, uint64_t sector_num,
-                                    uint64_t sector_size, uint8_t **out, size_t *out_len,
-                                    czk_err *err)
+czk_status czk_porep_envelope_encode(const uint8_t *c1_json, size_t c1_len, uint64_t sector_num,
+                                     uint64_t sector_size, uint8_t **out, size_t *out_len,
+                                     czk_err *err)
 {
     *out = NULL;
     *out_len = 0;

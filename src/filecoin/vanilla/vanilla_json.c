@@ -8,6 +8,7 @@
  */
 #include "czk/vanilla.h"
 #include "czk/alloc.h"
+#include "czk/porep_vanilla.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -74,7 +75,7 @@ void *czk_vanilla_arena_alloc(czk_vanilla_arena *a, size_t n)
     return p;
 }
 
-void czk_c1_output_free(czk_c1_output *c1)
+void czk_porep_c1_output_free(czk_porep_c1_output *c1)
 {
     if (!c1) return;
     czk_vanilla_arena_destroy(c1->arena);
@@ -487,7 +488,7 @@ static char *arena_strdup(czk_vanilla_arena *a, const char *s)
     return d;
 }
 
-static czk_status parse_c1(pctx *c, const json_t *root, czk_c1_output *c1)
+static czk_status parse_c1(pctx *c, const json_t *root, czk_porep_c1_output *c1)
 {
     static const char *const ck[] = {"registered_proof", "vanilla_proofs", "comm_r", "comm_d",
                                      "replica_id", "seed", "ticket"};
@@ -565,7 +566,8 @@ static czk_status parse_c1(pctx *c, const json_t *root, czk_c1_output *c1)
     return s;
 }
 
-czk_status czk_c1_parse_json(czk_c1_output **out, const void *json, size_t len, czk_err *err)
+czk_status czk_porep_c1_parse_json(czk_porep_c1_output **out, const void *json, size_t len,
+                                   czk_err *err)
 {
     *out = NULL;
     json_error_t je;
@@ -573,7 +575,7 @@ czk_status czk_c1_parse_json(czk_c1_output **out, const void *json, size_t len, 
     if (!root)
         return czk_err_set(err, CZK_EFORMAT, "C1 JSON: line %d column %d: %s", je.line,
                            je.column, je.text);
-    czk_c1_output *c1 = czk_calloc(1, sizeof *c1);
+    czk_porep_c1_output *c1 = czk_calloc(1, sizeof *c1);
     pctx c = {.err = err};
     czk_status s;
     if (!c1 || !(c1->arena = c.arena = czk_vanilla_arena_create())) {
@@ -583,7 +585,7 @@ czk_status czk_c1_parse_json(czk_c1_output **out, const void *json, size_t len, 
     }
     json_decref(root);
     if (s) {
-        czk_c1_output_free(c1);
+        czk_porep_c1_output_free(c1);
         return s;
     }
     *out = c1;
@@ -766,7 +768,8 @@ static bool plain_string(const char *s)
     return true;
 }
 
-czk_status czk_c1_write_json(const czk_c1_output *c1, uint8_t **out, size_t *len, czk_err *err)
+czk_status czk_porep_c1_write_json(const czk_porep_c1_output *c1, uint8_t **out, size_t *len,
+                                   czk_err *err)
 {
     *out = NULL;
     *len = 0;
