@@ -1,16 +1,14 @@
 /*
- * czk — Filecoin vanilla proofs and their wire formats, as rust-fil-proofs and
- * rust-filecoin-proofs-api write them (docs/formats.md §5.1, §5.6, §6.1, §8).
+ * czk — the parts Filecoin's vanilla proofs are made of, as rust-fil-proofs and
+ * rust-filecoin-proofs-api write them (docs/formats.md §5.6, §6.1, §8).
  *
  *   1. Types: MerkleProof (Single / Sub / Top, each an InclusionPath of levels
- *      {hashes[arity − 1], index}), the PoRep column and labeling proofs, the SnapDeals
- *      PartitionProof and the PoSt SectorProof.
- *   2. bincode 1.3 legacy (little-endian fixint, u64 lengths, u32 enum tags) of the
- *      SnapDeals PartitionProof and the PoSt SectorProof: parse and write.
- *   3. Merkle path verification.
+ *      {hashes[arity − 1], index}) and the PoRep column and labeling proofs.
+ *   2. MerkleProofs to and from czk_merkle_paths, and their verification.
  *
- * The PoRep per-challenge Proof, the C1 output that carries them, its JSON and cuzk's
- * envelope are czk/porep_vanilla.h's.
+ * The proofs of each kind are built from these: PoRep's per-challenge Proof and the C1
+ * output in czk/porep_vanilla.h, SnapDeals' PartitionProof in czk/snap_vanilla.h and
+ * PoSt's SectorProof in czk/post_vanilla.h, with their JSON and bincode codecs.
  *
  * Every 32-byte value is a Domain element as rust-fil-proofs holds it: the little-endian
  * repr of an Fr element. Parsed objects own one arena: every array inside them lives
@@ -84,54 +82,11 @@ typedef struct czk_vanilla_labeling_proof {
     uint64_t node;
 } czk_vanilla_labeling_proof;
 
-/** SnapDeals ChallengeProof (storage-proofs-update vanilla.rs). */
-typedef struct czk_snap_challenge_proof {
-    czk_vanilla_merkle_proof proof_r_old, proof_d_new, proof_r_new;
-} czk_snap_challenge_proof;
-
-/** SnapDeals PartitionProof. */
-typedef struct czk_snap_partition_proof {
-    czk_vanilla_arena *arena;
-    uint8_t comm_c[32];
-    uint8_t (*apex_leafs)[32];
-    size_t napex_leafs;
-    czk_snap_challenge_proof *challenge_proofs;
-    size_t nchallenge_proofs;
-} czk_snap_partition_proof;
-
-/** PoSt SectorProof (storage-proofs-post fallback/vanilla.rs). */
-typedef struct czk_post_sector_proof {
-    czk_vanilla_arena *arena;
-    czk_vanilla_merkle_proof *inclusion_proofs;
-    size_t ninclusion_proofs;
-    uint8_t comm_c[32];
-    uint8_t comm_r_last[32];
-} czk_post_sector_proof;
-
-/** Release a parsed object (its arena and the struct). NULL is ignored. */
-CZK_API void czk_snap_partition_proof_free(czk_snap_partition_proof *p);
-CZK_API void czk_post_sector_proof_free(czk_post_sector_proof *p);
-
 /** The VanillaSealProof variant name of a registered proof: "StackedDrg<size>V1". */
 CZK_API const char *czk_vanilla_seal_key(czk_seal_proof proof);
 
 /* =======================================================================================
- * 2. bincode
- * ======================================================================================= */
-
-/** Parse one bincode PartitionProof; trailing bytes, truncation and impossible lengths
- *  give CZK_EFORMAT naming the field and byte offset. */
-CZK_API czk_status czk_snap_partition_proof_parse(czk_snap_partition_proof **out,
-                                                  const uint8_t *buf, size_t len, czk_err *err);
-CZK_API czk_status czk_snap_partition_proof_write(const czk_snap_partition_proof *p,
-                                                  uint8_t **out, size_t *len, czk_err *err);
-CZK_API czk_status czk_post_sector_proof_parse(czk_post_sector_proof **out, const uint8_t *buf,
-                                               size_t len, czk_err *err);
-CZK_API czk_status czk_post_sector_proof_write(const czk_post_sector_proof *p, uint8_t **out,
-                                               size_t *len, czk_err *err);
-
-/* =======================================================================================
- * 3. Checks
+ * 2. Merkle paths
  * ======================================================================================= */
 
 /**
@@ -141,6 +96,16 @@ CZK_API czk_status czk_post_sector_proof_write(const czk_post_sector_proof *p, u
  */
 CZK_API czk_status czk_vanilla_to_path(const czk_vanilla_merkle_proof *mp, czk_merkle_path *path,
                                        uint64_t *leaf_index, czk_err *err);
+
+/**
+ * The MerkleProof of a czk_merkle_path, as rust-fil-proofs' gen_cached_proof / gen_proof
+ * shape it: Single for a tree without sub arity, Sub (base path + one sub level) for
+ * sub_arity > 0, Top (base + sub + top levels) for top_arity > 0. Arrays live in `a`.
+ * CZK_EINVAL when the path's levels do not fit the shape, CZK_ENOMEM.
+ */
+CZK_API czk_status czk_vanilla_from_path(czk_vanilla_merkle_proof *out, czk_vanilla_arena *a,
+                                         const czk_merkle_path *path, const uint8_t root[32],
+                                         unsigned sub_arity, unsigned top_arity, czk_err *err);
 
 /**
  * Verify a MerkleProof: every value below r (Poseidon), its path hashing its leaf to its

@@ -20,8 +20,8 @@
 #include "czk/alloc.h"
 #include "czk/pool.h"
 #include "czk/porep_vanilla.h"
-#include "czk/snap_post_vanilla.h"
-#include "czk/vanilla.h"
+#include "czk/post_vanilla.h"
+#include "czk/snap_vanilla.h"
 #include "cli.h"
 
 #include <errno.h>
@@ -343,8 +343,8 @@ static czk_status json_proof_name(const json_t *doc, const opts *o, const char *
 static bool same_update(const char *a, const char *b)
 {
     uint64_t ia, ib, sa, sb;
-    return czk_update_proof_parse(a, &ia, &sa, NULL) == CZK_OK &&
-           czk_update_proof_parse(b, &ib, &sb, NULL) == CZK_OK && ia == ib;
+    return czk_snap_update_proof_parse(a, &ia, &sa, NULL) == CZK_OK &&
+           czk_snap_update_proof_parse(b, &ib, &sb, NULL) == CZK_OK && ia == ib;
 }
 
 static bool same_post(const char *a, const char *b)
@@ -566,7 +566,7 @@ static result check_snap(const opts *o, const json_t *doc)
         memcpy(comm_r_new, o->comm_r_new, 32);
         memcpy(comm_d_new, o->comm_d_new, 32);
     }
-    if (!s) s = czk_update_proof_parse(name, &id, &size, err);
+    if (!s) s = czk_snap_update_proof_parse(name, &id, &size, err);
     if (!s) s = czk_snap_params_get(&p, size, err);
     if (!s && size_json && size_json != size)
         s = czk_err_set(err, CZK_EINVAL, "sector_size: %llu, but %s updates %llu-byte sectors",

@@ -26,7 +26,7 @@
 #include "czk/pool.h"
 #include "czk/porep.h"
 #include "czk/porep_vanilla.h"
-#include "czk/snap_post_vanilla.h"
+#include "czk/snap_vanilla.h"
 #include "czk/vanilla.h"
 #include "czk_test.h"
 

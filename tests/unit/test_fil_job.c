@@ -2,14 +2,15 @@
  * The Filecoin job layer (czk/fil_job.h): parameter file names against the published
  * parameters.json, circuit ids, and the rejection of bad requests with the right status
  * and a message naming the field, partition and challenge. Valid requests come from the
- * synthetic fixtures of czk/porep_vanilla.h and czk/snap_post_vanilla.h.
+ * synthetic fixtures of czk/porep_vanilla.h, czk/snap_vanilla.h and czk/post_vanilla.h.
  */
 #include "czk_test.h"
 
 #include "czk/alloc.h"
 #include "czk/fil_job.h"
 #include "czk/porep_vanilla.h"
-#include "czk/snap_post_vanilla.h"
+#include "czk/post_vanilla.h"
+#include "czk/snap_vanilla.h"
 
 /*
  * The published names: rust-fil-proofs parameters.json (commit 87348a74, the file every

@@ -26,7 +26,8 @@
 #include <openssl/evp.h>
 
 #include "czk/alloc.h"
-#include "czk/snap_post_vanilla.h"
+#include "czk/post_vanilla.h"
+#include "czk/snap_vanilla.h"
 #include "czk_test.h"
 
 static double now_s(void)
@@ -574,13 +575,14 @@ static void test_snap_fixture_32g(void)
 static void test_update_proof_names(void)
 {
     uint64_t id, size;
-    CHECK_STATUS(czk_update_proof_parse("StackedDrg32GiBV1", &id, &size, NULL), CZK_OK);
+    CHECK_STATUS(czk_snap_update_proof_parse("StackedDrg32GiBV1", &id, &size, NULL), CZK_OK);
     CHECK(id == 3 && size == (32ull << 30));
-    CHECK_STATUS(czk_update_proof_parse("RegisteredUpdateProof_StackedDrg2KiBV1", &id, &size, NULL),
-                 CZK_OK);
+    CHECK_STATUS(
+        czk_snap_update_proof_parse("RegisteredUpdateProof_StackedDrg2KiBV1", &id, &size, NULL),
+        CZK_OK);
     CHECK(id == 0 && size == 2048);
     czk_err err;
-    CHECK_STATUS(czk_update_proof_parse("StackedDrg32GiBV1_1", &id, &size, &err), CZK_EINVAL);
+    CHECK_STATUS(czk_snap_update_proof_parse("StackedDrg32GiBV1_1", &id, &size, &err), CZK_EINVAL);
 }
 
 /* ------------------------------------------------------------------------------------ */

@@ -26,8 +26,10 @@
 #include "czk/comm.h"
 #include "czk/merkle.h"
 #include "czk/porep_vanilla.h"
+#include "czk/post_vanilla.h"
 #include "czk/sdr.h"
 #include "czk/seal_proof.h"
+#include "czk/snap_vanilla.h"
 #include "czk/vanilla.h"
 #include "czk_test.h"
 

@@ -25,6 +25,7 @@
 #include "czk/comm.h"
 #include "czk/merkle.h"
 #include "czk/post.h"
+#include "czk/post_vanilla.h"
 #include "czk/vanilla.h"
 
 #include <stdio.h>

@@ -18,6 +18,7 @@
 #include "czk/comm.h"
 #include "czk/merkle.h"
 #include "czk/snap.h"
+#include "czk/snap_vanilla.h"
 #include "czk/vanilla.h"
 
 #include <stdio.h>

@@ -9,7 +9,8 @@
 
 #include "czk/alloc.h"
 #include "czk/comm.h"
-#include "czk/snap_post_vanilla.h"
+#include "czk/post_vanilla.h"
+#include "czk/vanilla.h"
 #include "filecoin/vanilla/snap_post_internal.h"
 
 /* ---------------------------------------------------------------------------------------

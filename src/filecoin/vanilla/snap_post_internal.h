@@ -2,7 +2,8 @@
 #ifndef CZK_FILECOIN_VANILLA_SNAP_POST_INTERNAL_H
 #define CZK_FILECOIN_VANILLA_SNAP_POST_INTERNAL_H
 
-#include "czk/snap_post_vanilla.h"
+#include "czk/gadgets.h"
+#include "czk/vanilla.h"
 
 /** The MerkleProof kind, level counts and arities a tree of shape `t` gives; CZK_EINVAL
  *  naming `what` otherwise. */

@@ -8,7 +8,8 @@
 
 #include "czk/alloc.h"
 #include "czk/comm.h"
-#include "czk/snap_post_vanilla.h"
+#include "czk/snap_vanilla.h"
+#include "czk/vanilla.h"
 #include "filecoin/vanilla/snap_post_internal.h"
 
 /* ---------------------------------------------------------------------------------------
@@ -432,8 +433,8 @@ czk_status czk_snap_partition_verify(const czk_snap_partition_proof *pp, const c
  * RegisteredUpdateProof
  * ------------------------------------------------------------------------------------- */
 
-czk_status czk_update_proof_parse(const char *name, uint64_t *id, uint64_t *sector_size,
-                                  czk_err *err)
+czk_status czk_snap_update_proof_parse(const char *name, uint64_t *id, uint64_t *sector_size,
+                                       czk_err *err)
 {
     static const struct {
         const char *name;
@@ -441,7 +442,7 @@ czk_status czk_update_proof_parse(const char *name, uint64_t *id, uint64_t *sect
         unsigned log2size;
     } tab[] = {
 #define CZK__UPDATE_ROW(n, i, l) {#n, i, l},
-        CZK_UPDATE_PROOF_MAP(CZK__UPDATE_ROW)
+        CZK_SNAP_UPDATE_PROOF_MAP(CZK__UPDATE_ROW)
 #undef CZK__UPDATE_ROW
     };
     const char *prefix = "RegisteredUpdateProof_";

@@ -5,6 +5,8 @@
  */
 #include "czk/vanilla.h"
 #include "czk/alloc.h"
+#include "czk/snap_vanilla.h"
+#include "czk/post_vanilla.h"
 
 #include <stdio.h>
 #include <string.h>

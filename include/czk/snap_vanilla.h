@@ -1,35 +1,33 @@
 /*
- * czk — the vanilla (Merkle-proof) sides of SnapDeals and Proof-of-Spacetime, and
- * synthetic fixtures of both for any sector size (docs/formats.md §6, §8.3, §8.4).
+ * czk — the vanilla (Merkle-proof) side of SnapDeals, as rust-fil-proofs'
+ * storage-proofs-update computes it, and synthetic updates for any sector size
+ * (docs/formats.md §6, §8.3).
  *
- *   1. SnapDeals encoding (storage-proofs-update vanilla.rs encode_into / decode_from):
+ *   1. The PartitionProof of one partition and its bincode 1.3 legacy encoding
+ *      (little-endian fixint, u64 lengths, u32 enum tags): parse and write.
+ *   2. Encoding (vanilla.rs encode_into / decode_from):
  *      new_replica[c] = sector_key[c] + data[c]·rho(c), rho(c) = H(phi, c >> (B − h)),
  *      phi = H(comm_d_new, comm_r_old); decoding multiplies by rho⁻¹.
- *   2. An updated sector (czk_snap_sector): the sector key (old replica) and its comm_c,
+ *   3. An updated sector (czk_snap_sector): the sector key (old replica) and its comm_c,
  *      the new data, TreeDNew (binary SHA-256), TreeRNew (Poseidon, the sector's TreeR
  *      shape), comm_r_new = Poseidon2(comm_c, root_r_new), and the PartitionProof of
  *      every partition (EmptySectorUpdate::prove_inner) and its verification
  *      (EmptySectorUpdate::verify).
- *   3. PoSt (storage-proofs-post fallback/vanilla.rs, filecoin-proofs api/post_util.rs):
- *      the challenged leaves of a sector, its SectorProof (tree_r_last inclusion proofs,
- *      comm_c, comm_r_last) and its verification; the FallbackPoStSectorProof wrapper
- *      (sector_id, comm_r, Proof{sectors}) that the proofs API and cuzk carry as bytes.
  *   4. Synthetic fixtures: every tree is "virtual" — its leaves repeat a small
  *      pseudo-random template inside aligned regions, so that each level holds few
  *      distinct nodes and a 32 GiB tree's root and any path cost milliseconds — yet every
  *      node is the true hash of its children, the roots and commitments are consistent
- *      and the challenges are derived from them exactly as the real provers do, so the
- *      vanilla proofs verify and the circuits are satisfied.
+ *      and the challenges are derived from them exactly as the real prover does, so the
+ *      vanilla proofs verify and the circuit is satisfied.
  *
  * All 32-byte values are little-endian Fr reprs (rust-fil-proofs Domain bytes).
  */
-#ifndef CZK_SNAP_POST_VANILLA_H
-#define CZK_SNAP_POST_VANILLA_H
+#ifndef CZK_SNAP_VANILLA_H
+#define CZK_SNAP_VANILLA_H
 
 #include "czk/common.h"
 #include "czk/merkle.h"
 #include "czk/pool.h"
-#include "czk/post.h"
 #include "czk/sector.h"
 #include "czk/snap.h"
 #include "czk/vanilla.h"
@@ -39,21 +37,36 @@ extern "C" {
 #endif
 
 /* =======================================================================================
- * 0. Merkle proofs
+ * 1. Partition proofs
  * ======================================================================================= */
 
-/**
- * The MerkleProof of a czk_merkle_path, as rust-fil-proofs' gen_cached_proof / gen_proof
- * shape it: Single for a tree without sub arity, Sub (base path + one sub level) for
- * sub_arity > 0, Top (base + sub + top levels) for top_arity > 0. Arrays live in `a`.
- * CZK_EINVAL when the path's levels do not fit the shape, CZK_ENOMEM.
- */
-CZK_API czk_status czk_vanilla_from_path(czk_vanilla_merkle_proof *out, czk_vanilla_arena *a,
-                                         const czk_merkle_path *path, const uint8_t root[32],
-                                         unsigned sub_arity, unsigned top_arity, czk_err *err);
+/** SnapDeals ChallengeProof (storage-proofs-update vanilla.rs). */
+typedef struct czk_snap_challenge_proof {
+    czk_vanilla_merkle_proof proof_r_old, proof_d_new, proof_r_new;
+} czk_snap_challenge_proof;
+
+/** SnapDeals PartitionProof. */
+typedef struct czk_snap_partition_proof {
+    czk_vanilla_arena *arena;
+    uint8_t comm_c[32];
+    uint8_t (*apex_leafs)[32];
+    size_t napex_leafs;
+    czk_snap_challenge_proof *challenge_proofs;
+    size_t nchallenge_proofs;
+} czk_snap_partition_proof;
+
+/** Release a partition proof (its arena and the struct). NULL is ignored. */
+CZK_API void czk_snap_partition_proof_free(czk_snap_partition_proof *p);
+
+/** Parse one bincode PartitionProof; trailing bytes, truncation and impossible lengths
+ *  give CZK_EFORMAT naming the field and byte offset. */
+CZK_API czk_status czk_snap_partition_proof_parse(czk_snap_partition_proof **out,
+                                                  const uint8_t *buf, size_t len, czk_err *err);
+CZK_API czk_status czk_snap_partition_proof_write(const czk_snap_partition_proof *p, uint8_t **out,
+                                                  size_t *len, czk_err *err);
 
 /* =======================================================================================
- * 1. SnapDeals encoding
+ * 2. Encoding
  * ======================================================================================= */
 
 /**
@@ -73,7 +86,7 @@ CZK_API czk_status czk_snap_decode(uint8_t *data, const uint8_t *new_replica,
                                    czk_pool *pool, czk_err *err);
 
 /* =======================================================================================
- * 2. An updated sector and its partition proofs
+ * 3. An updated sector and its partition proofs
  * ======================================================================================= */
 
 /** What an update needs (filecoin-proofs encode_into arguments). */
@@ -136,7 +149,7 @@ CZK_API czk_status czk_snap_partition_verify(const czk_snap_partition_proof *pp,
                                              const uint8_t comm_r_new[32], czk_err *err);
 
 /** RegisteredUpdateProof (filecoin-proofs-api registry.rs): name, number, log2 size. */
-#define CZK_UPDATE_PROOF_MAP(X)                                                                    \
+#define CZK_SNAP_UPDATE_PROOF_MAP(X)                                                               \
     X(StackedDrg2KiBV1, 0, 11)                                                                     \
     X(StackedDrg8MiBV1, 1, 23)                                                                     \
     X(StackedDrg512MiBV1, 2, 29)                                                                   \
@@ -145,74 +158,8 @@ CZK_API czk_status czk_snap_partition_verify(const czk_snap_partition_proof *pp,
 
 /** Parse an update proof name ("StackedDrg32GiBV1", or with Go's
  *  "RegisteredUpdateProof_" prefix) into its number and sector size. CZK_EINVAL else. */
-CZK_API czk_status czk_update_proof_parse(const char *name, uint64_t *id, uint64_t *sector_size,
-                                          czk_err *err);
-
-/* =======================================================================================
- * 3. PoSt
- * ======================================================================================= */
-
-/** Challenges in one sector's vanilla proof: challenge_count for Window PoSt, and for
- *  Winning PoSt all sector_count · challenge_count (66) on its one sector. */
-CZK_API unsigned czk_post_vanilla_challenge_count(const czk_post_params *p, bool winning);
-
-/**
- * The challenged leaves of one sector (generate_fallback_sector_challenges): for n <
- * czk_post_vanilla_challenge_count, czk_post_leaf_challenge(randomness, sector_id,
- * czk_post_challenge_index(version, sector_index, count, n)). `sector_index` is the
- * sector's position in the whole proof (partition_index · sector_count + i; 0 for Winning).
- */
-CZK_API void czk_post_sector_challenges(uint64_t *out, const czk_post_params *p, bool winning,
-                                        const uint8_t randomness[32], uint64_t sector_id,
-                                        uint64_t sector_index);
-
-/**
- * Winning PoSt's challenged sectors (generate_winning_post_sector_challenge): `count`
- * indices into a sector set of `sector_set_len` sectors.
- */
-CZK_API void czk_post_winning_sectors(uint64_t *out, unsigned count, const uint8_t randomness[32],
-                                      uint64_t sector_set_len, const uint8_t prover_id[32]);
-
-/**
- * The SectorProof of one sector from its tree_r_last (`leaves`: the replica, as
- * czk_merkle_prove wants it) and comm_c. Free with czk_post_sector_proof_free.
- */
-CZK_API czk_status czk_post_sector_prove(czk_post_sector_proof **out, const czk_post_params *p,
-                                         bool winning, const czk_merkle_tree *tree_r_last,
-                                         const uint8_t *leaves, const uint8_t comm_c[32],
-                                         const uint8_t randomness[32], uint64_t sector_id,
-                                         uint64_t sector_index, czk_err *err);
-
-/** The same from a sector sealed by czk_sector_seal. */
-CZK_API czk_status czk_post_sector_prove_sealed(czk_post_sector_proof **out,
-                                                const czk_post_params *p, bool winning,
-                                                const czk_sector *s, const uint8_t randomness[32],
-                                                uint64_t sector_id, uint64_t sector_index,
-                                                czk_err *err);
-
-/**
- * Verify a SectorProof (FallbackPoSt::verify for one sector): comm_r =
- * Poseidon2(comm_c, comm_r_last), the count of inclusion proofs, their shape, each
- * proof's root = comm_r_last, leaf index = the derived challenge, and path.
- * CZK_EVERIFY naming the challenge, CZK_EINVAL for a bad shape.
- */
-CZK_API czk_status czk_post_sector_verify(const czk_post_sector_proof *sp, const czk_post_params *p,
-                                          bool winning, const uint8_t randomness[32],
-                                          uint64_t sector_id, uint64_t sector_index,
-                                          const uint8_t comm_r[32], czk_err *err);
-
-/**
- * bincode of filecoin-proofs' FallbackPoStSectorProof {sector_id: u64, comm_r: [u8;32],
- * vanilla_proof: Proof {sectors: Vec<SectorProof>}} with one SectorProof: the bytes the
- * proofs API's *_with_vanilla calls and cuzk's vanilla_proofs carry for PoSt.
- */
-CZK_API czk_status czk_post_fallback_proof_write(uint64_t sector_id, const uint8_t comm_r[32],
-                                                 const czk_post_sector_proof *p, uint8_t **out,
-                                                 size_t *len, czk_err *err);
-/** Parse it; a sectors vector of other than one entry is CZK_EFORMAT. */
-CZK_API czk_status czk_post_fallback_proof_parse(uint64_t *sector_id, uint8_t comm_r[32],
-                                                 czk_post_sector_proof **out, const uint8_t *buf,
-                                                 size_t len, czk_err *err);
+CZK_API czk_status czk_snap_update_proof_parse(const char *name, uint64_t *id,
+                                               uint64_t *sector_size, czk_err *err);
 
 /* =======================================================================================
  * 4. Synthetic fixtures
@@ -235,32 +182,7 @@ CZK_API czk_status czk_snap_fixture_create(czk_snap_fixture **out, uint64_t sect
                                            uint64_t seed, czk_err *err);
 CZK_API void czk_snap_fixture_destroy(czk_snap_fixture *f);
 
-/** A synthetic PoSt: one Window PoSt partition, or one Winning PoSt. */
-typedef struct czk_post_fixture {
-    czk_post_proof proof;
-    czk_post_params params;
-    bool winning;
-    uint64_t miner_id;
-    uint8_t prover_id[32];
-    uint8_t randomness[32]; /* top two bits clear, as Lotus/Curio pass it */
-    uint64_t partition_index; /* Window */
-    uint64_t sector_set_len;  /* Winning: the set the challenged sector was drawn from */
-    size_t nsectors;          /* proved sectors (Winning: 1) */
-    czk_post_public_sector *sectors;
-    czk_post_sector_proof **proofs; /* one per sector */
-} czk_post_fixture;
-
-/**
- * Build a synthetic PoSt for `proof`, deterministic in `seed`: Window → partition 0 of
- * `nsectors` sectors (0: the full sector_count); Winning → the sector the challenge
- * picks from a set of max(nsectors, 1) sectors. Each proof passes
- * czk_post_sector_verify and the sectors satisfy czk_post_circuit.
- */
-CZK_API czk_status czk_post_fixture_create(czk_post_fixture **out, czk_post_proof proof,
-                                           uint64_t seed, size_t nsectors, czk_err *err);
-CZK_API void czk_post_fixture_destroy(czk_post_fixture *f);
-
 #ifdef __cplusplus
 }
 #endif
-#endif /* CZK_SNAP_POST_VANILLA_H */
+#endif /* CZK_SNAP_VANILLA_H */
