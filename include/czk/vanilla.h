@@ -53,9 +53,9 @@ typedef struct czk_vanilla_path {
 
 /** The variant of a MerkleProof's ProofData; the values are the bincode tags. */
 typedef enum czk_vanilla_proof_kind {
-    CZK_VPROOF_SINGLE = 0,
-    CZK_VPROOF_SUB = 1,
-    CZK_VPROOF_TOP = 2,
+    CZK_VANILLA_SINGLE = 0,
+    CZK_VANILLA_SUB = 1,
+    CZK_VANILLA_TOP = 2,
 } czk_vanilla_proof_kind;
 
 /** MerkleProof. Single uses `base` only (its "path"); Sub uses base and sub; Top all. */

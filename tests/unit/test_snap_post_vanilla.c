@@ -302,9 +302,9 @@ static void snap_tamper(czk_snap_partition_proof *pp, const czk_snap_params *p, 
     CHECK_STATUS(snap_verify(pp, p, k, c, &err), CZK_EINVAL);
     CHECK(strstr(err.msg, "proof_r_old") != NULL);
     cp->proof_r_old.base.len++;
-    cp->proof_d_new.kind = CZK_VPROOF_SUB;
+    cp->proof_d_new.kind = CZK_VANILLA_SUB;
     CHECK_STATUS(snap_verify(pp, p, k, c, &err), CZK_EINVAL);
-    cp->proof_d_new.kind = CZK_VPROOF_SINGLE;
+    cp->proof_d_new.kind = CZK_VANILLA_SINGLE;
     /* A wrong public comm_d_new. */
     czk_snap_comms bad = *c;
     bad.comm_d_new[0] ^= 1;
@@ -555,7 +555,7 @@ static void test_snap_fixture_32g(void)
     czk_snap_partition_proof *q = snap_bincode_roundtrip(f->partitions[5], &len);
     CHECK_MSG(len == 561768, "%zu bytes", len);
     if (q) {
-        CHECK(q->challenge_proofs[0].proof_r_old.kind == CZK_VPROOF_SUB);
+        CHECK(q->challenge_proofs[0].proof_r_old.kind == CZK_VANILLA_SUB);
         snap_tamper(q, &f->params, 5, &f->comms, false);
         CHECK_STATUS(snap_verify(q, &f->params, 4, &f->comms, &err), CZK_EVERIFY);
     }
@@ -566,7 +566,7 @@ static void test_snap_fixture_32g(void)
     /* 64 GiB: Top proofs. */
     CHECK_STATUS(czk_snap_fixture_create(&f, 64ull << 30, 8, NULL), CZK_OK);
     if (f) {
-        CHECK(f->partitions[0]->challenge_proofs[0].proof_r_new.kind == CZK_VPROOF_TOP);
+        CHECK(f->partitions[0]->challenge_proofs[0].proof_r_new.kind == CZK_VANILLA_TOP);
         CHECK_STATUS(snap_verify(f->partitions[15], &f->params, 15, &f->comms, &err), CZK_OK);
     }
     czk_snap_fixture_destroy(f);

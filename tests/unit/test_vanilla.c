@@ -61,7 +61,7 @@ static void to_vanilla(czk_vanilla_arena *a, const czk_merkle_path *p, const uin
     mp->kind = kind;
     memcpy(mp->root, root, 32);
     memcpy(mp->leaf, p->leaf, 32);
-    unsigned base = p->levels - (kind == CZK_VPROOF_SINGLE ? 0 : kind == CZK_VPROOF_SUB ? 1 : 2);
+    unsigned base = p->levels - (kind == CZK_VANILLA_SINGLE ? 0 : kind == CZK_VANILLA_SUB ? 1 : 2);
     czk_vanilla_path *parts[3] = {&mp->base, &mp->sub, &mp->top};
     unsigned sib = 0, lv = 0;
     for (unsigned part = 0; part <= (unsigned)kind; part++) {
@@ -129,7 +129,7 @@ static void column_proof(czk_vanilla_arena *a, const sector *s, uint32_t node,
     cp->rows = czk_vanilla_arena_alloc(a, LAYERS * 32);
     for (int l = 0; l < LAYERS; l++) memcpy(cp->rows[l], s->labels[l][node], 32);
     CHECK_STATUS(czk_merkle_prove(s->tc, node, &s->cols[0][0], &g_path, &err), CZK_OK);
-    to_vanilla(a, &g_path, s->comm_c, CZK_VPROOF_SINGLE, &cp->inclusion_proof);
+    to_vanilla(a, &g_path, s->comm_c, CZK_VANILLA_SINGLE, &cp->inclusion_proof);
 }
 
 /* A valid 2 KiB C1 (StackedDrg2KiBV1_1: 1 partition of 2 challenges, 2 layers). */
@@ -150,9 +150,9 @@ static czk_porep_c1_output *make_c1(const sector *s)
         czk_porep_vanilla_proof *p = &c1->vanilla_proofs[0][i];
         uint32_t c = 1 + (uint32_t)(czk_test_rand64() % (NODES - 1));
         CHECK_STATUS(czk_merkle_prove(s->td, c, &s->data[0][0], &g_path, &err), CZK_OK);
-        to_vanilla(a, &g_path, s->comm_d, CZK_VPROOF_SINGLE, &p->comm_d_proofs);
+        to_vanilla(a, &g_path, s->comm_d, CZK_VANILLA_SINGLE, &p->comm_d_proofs);
         CHECK_STATUS(czk_merkle_prove(s->tr, c, &s->replica[0][0], &g_path, &err), CZK_OK);
-        to_vanilla(a, &g_path, s->comm_r_last, CZK_VPROOF_SINGLE, &p->comm_r_last_proof);
+        to_vanilla(a, &g_path, s->comm_r_last, CZK_VANILLA_SINGLE, &p->comm_r_last_proof);
         column_proof(a, s, c, &p->c_x);
         p->ndrg_parents = 6;
         p->nexp_parents = 8;
@@ -267,7 +267,7 @@ static void test_json_handwritten(void)
     CHECK(c1->proof == CZK_SEAL_StackedDrg32GiBV1_1_Feat_SyntheticPoRep);
     CHECK(c1->npartitions == 2 && c1->challenge_counts[0] == 1 && c1->challenge_counts[1] == 0);
     CHECK(c1->vanilla_proofs[0][0].labeling_proofs[0].node == 4294967296ull);
-    CHECK(c1->vanilla_proofs[0][0].comm_r_last_proof.kind == CZK_VPROOF_TOP);
+    CHECK(c1->vanilla_proofs[0][0].comm_r_last_proof.kind == CZK_VANILLA_TOP);
     CHECK(c1->ticket[0] == 255 && c1->ticket[31] == 255);
     uint8_t *out;
     size_t len;
@@ -466,7 +466,7 @@ static void test_sub_top_paths(void)
         uint64_t idx = czk_test_rand64() % n;
         CHECK_STATUS(czk_merkle_prove(t, idx, &leaves[0][0], &g_path, &err), CZK_OK);
         czk_vanilla_merkle_proof mp;
-        to_vanilla(a, &g_path, root, sh ? CZK_VPROOF_TOP : CZK_VPROOF_SUB, &mp);
+        to_vanilla(a, &g_path, root, sh ? CZK_VANILLA_TOP : CZK_VANILLA_SUB, &mp);
         CHECK(mp.base.len == 2 && mp.sub.len == 1 && mp.sub.elems[0].nhashes == 7);
         if (sh) CHECK(mp.top.len == 1 && mp.top.elems[0].nhashes == 1);
         uint64_t leaf;
@@ -570,7 +570,7 @@ static void test_bincode(void)
     czk_post_sector_proof *sp = NULL;
     CHECK_STATUS(czk_post_sector_proof_parse(&sp, hand, sizeof hand, &err), CZK_OK);
     if (sp) {
-        CHECK(sp->ninclusion_proofs == 1 && sp->inclusion_proofs[0].kind == CZK_VPROOF_SINGLE);
+        CHECK(sp->ninclusion_proofs == 1 && sp->inclusion_proofs[0].kind == CZK_VANILLA_SINGLE);
         CHECK(sp->inclusion_proofs[0].root[0] == 0xaa && sp->inclusion_proofs[0].leaf[31] == 0xbb);
         CHECK(sp->inclusion_proofs[0].base.len == 1 && sp->inclusion_proofs[0].base.elems[0].index == 1);
         CHECK(sp->inclusion_proofs[0].base.elems[0].hashes[0][5] == 0xcc);
@@ -677,7 +677,7 @@ static void test_golden_post(void)
     CHECK(sp->ninclusion_proofs == 10);
     for (size_t i = 0; i < sp->ninclusion_proofs; i++) {
         const czk_vanilla_merkle_proof *mp = &sp->inclusion_proofs[i];
-        CHECK(mp->kind == CZK_VPROOF_SUB && mp->base.len == 9 && mp->sub.len == 1);
+        CHECK(mp->kind == CZK_VANILLA_SUB && mp->base.len == 9 && mp->sub.len == 1);
         CHECK_STATUS(czk_vanilla_merkle_verify(mp, CZK_MERKLE_POSEIDON, sp->comm_r_last, "golden",
                                                &err), CZK_OK);
         uint64_t leaf;

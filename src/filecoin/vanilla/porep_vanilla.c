@@ -40,8 +40,8 @@ static void shapes(const czk_seal_proof_info *info, pshape *d, pshape *r)
 {
     unsigned sub = info->tree_sub_arity, top = info->tree_top_arity;
     uint64_t base_leaves = info->nodes / (sub ? sub : 1) / (top ? top : 1);
-    *d = (pshape){CZK_VPROOF_SINGLE, ilog(info->nodes, 2), 2, 0, 0};
-    *r = (pshape){sub == 0 ? CZK_VPROOF_SINGLE : top == 0 ? CZK_VPROOF_SUB : CZK_VPROOF_TOP,
+    *d = (pshape){CZK_VANILLA_SINGLE, ilog(info->nodes, 2), 2, 0, 0};
+    *r = (pshape){sub == 0 ? CZK_VANILLA_SINGLE : top == 0 ? CZK_VANILLA_SUB : CZK_VANILLA_TOP,
                   ilog(base_leaves, info->tree_base_arity), info->tree_base_arity, sub, top};
 }
 
@@ -62,8 +62,8 @@ static bool alloc_merkle(czk_vanilla_arena *a, czk_vanilla_merkle_proof *mp, con
 {
     mp->kind = sh->kind;
     if (!alloc_path(a, &mp->base, sh->base_levels, sh->base_arity)) return false;
-    if (sh->kind != CZK_VPROOF_SINGLE && !alloc_path(a, &mp->sub, 1, sh->sub_arity)) return false;
-    if (sh->kind == CZK_VPROOF_TOP && !alloc_path(a, &mp->top, 1, sh->top_arity)) return false;
+    if (sh->kind != CZK_VANILLA_SINGLE && !alloc_path(a, &mp->sub, 1, sh->sub_arity)) return false;
+    if (sh->kind == CZK_VANILLA_TOP && !alloc_path(a, &mp->top, 1, sh->top_arity)) return false;
     return true;
 }
 
@@ -144,7 +144,7 @@ bool czk__vanilla_fill(czk_vanilla_merkle_proof *mp, const czk_merkle_path *path
                        const uint8_t root[32])
 {
     czk_vanilla_path *parts[3] = {&mp->base, &mp->sub, &mp->top};
-    unsigned nparts = mp->kind == CZK_VPROOF_SINGLE ? 1 : mp->kind == CZK_VPROOF_SUB ? 2 : 3;
+    unsigned nparts = mp->kind == CZK_VANILLA_SINGLE ? 1 : mp->kind == CZK_VANILLA_SUB ? 2 : 3;
     unsigned lv = 0, sib = 0;
     for (unsigned p = 0; p < nparts; p++)
         for (size_t i = 0; i < parts[p]->len; i++, lv++) {

@@ -35,7 +35,9 @@ czk_status czk_vanilla_from_path(czk_vanilla_merkle_proof *out, czk_vanilla_aren
     if (top_arity > 0 && path->arity[base_levels + 1] != top_arity)
         return czk_err_set(err, CZK_EINVAL, "MerkleProof: level %u has arity %u, not the top arity %u",
                            base_levels + 1, path->arity[base_levels + 1], top_arity);
-    out->kind = top_arity > 0 ? CZK_VPROOF_TOP : sub_arity > 0 ? CZK_VPROOF_SUB : CZK_VPROOF_SINGLE;
+    out->kind = top_arity > 0   ? CZK_VANILLA_TOP
+                : sub_arity > 0 ? CZK_VANILLA_SUB
+                                : CZK_VANILLA_SINGLE;
     memcpy(out->root, root, 32);
     memcpy(out->leaf, path->leaf, 32);
     czk_vanilla_path *parts[3] = {&out->base, &out->sub, &out->top};
@@ -161,18 +163,19 @@ czk_status czk_post_sector_prove_sealed(czk_post_sector_proof **out, const czk_p
 static czk_status check_shape(const czk_vanilla_merkle_proof *mp, const czk_por_shape *t,
                               const char *what, czk_err *err)
 {
-    czk_vanilla_proof_kind want = t->top_arity > 0   ? CZK_VPROOF_TOP
-                                  : t->sub_arity > 0 ? CZK_VPROOF_SUB
-                                                     : CZK_VPROOF_SINGLE;
+    czk_vanilla_proof_kind want = t->top_arity > 0   ? CZK_VANILLA_TOP
+                                  : t->sub_arity > 0 ? CZK_VANILLA_SUB
+                                                     : CZK_VANILLA_SINGLE;
     if (mp->kind != want)
-        return czk_err_set(err, CZK_EINVAL, "%s: a %s proof, the tree shape %u-%u-%u wants %s", what,
-                           mp->kind == CZK_VPROOF_SINGLE ? "Single"
-                           : mp->kind == CZK_VPROOF_SUB  ? "Sub"
-                                                         : "Top",
+        return czk_err_set(err, CZK_EINVAL, "%s: a %s proof, the tree shape %u-%u-%u wants %s",
+                           what,
+                           mp->kind == CZK_VANILLA_SINGLE ? "Single"
+                           : mp->kind == CZK_VANILLA_SUB  ? "Sub"
+                                                          : "Top",
                            t->base_arity, t->sub_arity, t->top_arity,
-                           want == CZK_VPROOF_SINGLE ? "Single"
-                           : want == CZK_VPROOF_SUB  ? "Sub"
-                                                     : "Top");
+                           want == CZK_VANILLA_SINGLE ? "Single"
+                           : want == CZK_VANILLA_SUB  ? "Sub"
+                                                      : "Top");
     const czk_vanilla_path *parts[3] = {&mp->base, &mp->sub, &mp->top};
     unsigned lens[3] = {t->base_levels, t->sub_arity > 0, t->top_arity > 0};
     unsigned arity[3] = {t->base_arity, t->sub_arity, t->top_arity};

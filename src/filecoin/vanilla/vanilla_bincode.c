@@ -106,14 +106,14 @@ static czk_status r_merkle(rd *r, const char *field, czk_vanilla_merkle_proof *m
     czk_status s = r_u32(r, field, &tag);
     if (s) return s;
     switch (tag) {
-    case CZK_VPROOF_SINGLE:
-        mp->kind = CZK_VPROOF_SINGLE;
+    case CZK_VANILLA_SINGLE:
+        mp->kind = CZK_VANILLA_SINGLE;
         if ((s = r_bytes32(r, field, mp->root)) || (s = r_bytes32(r, field, mp->leaf))) return s;
         return r_path(r, field, &mp->base);
-    case CZK_VPROOF_SUB:
-    case CZK_VPROOF_TOP:
+    case CZK_VANILLA_SUB:
+    case CZK_VANILLA_TOP:
         if ((s = r_path(r, field, &mp->base)) || (s = r_path(r, field, &mp->sub))) return s;
-        if (tag == CZK_VPROOF_TOP && (s = r_path(r, field, &mp->top))) return s;
+        if (tag == CZK_VANILLA_TOP && (s = r_path(r, field, &mp->top))) return s;
         if ((s = r_bytes32(r, field, mp->root)) || (s = r_bytes32(r, field, mp->leaf))) return s;
         mp->kind = (czk_vanilla_proof_kind)tag;
         return CZK_OK;
@@ -225,8 +225,8 @@ static size_t path_size(const czk_vanilla_path *p)
 static size_t merkle_size(const czk_vanilla_merkle_proof *mp)
 {
     size_t n = 4 + 64 + path_size(&mp->base);
-    if (mp->kind != CZK_VPROOF_SINGLE) n += path_size(&mp->sub);
-    if (mp->kind == CZK_VPROOF_TOP) n += path_size(&mp->top);
+    if (mp->kind != CZK_VANILLA_SINGLE) n += path_size(&mp->sub);
+    if (mp->kind == CZK_VANILLA_TOP) n += path_size(&mp->top);
     return n;
 }
 
@@ -257,21 +257,22 @@ static uint8_t *w_merkle(uint8_t *o, const czk_vanilla_merkle_proof *mp)
 {
     uint32_t tag = (uint32_t)mp->kind;
     for (int i = 0; i < 4; i++) *o++ = (uint8_t)(tag >> (8 * i));
-    if (mp->kind == CZK_VPROOF_SINGLE) {
+    if (mp->kind == CZK_VANILLA_SINGLE) {
         o = w_bytes(o, mp->root, 32);
         o = w_bytes(o, mp->leaf, 32);
         return w_path(o, &mp->base);
     }
     o = w_path(o, &mp->base);
     o = w_path(o, &mp->sub);
-    if (mp->kind == CZK_VPROOF_TOP) o = w_path(o, &mp->top);
+    if (mp->kind == CZK_VANILLA_TOP) o = w_path(o, &mp->top);
     o = w_bytes(o, mp->root, 32);
     return w_bytes(o, mp->leaf, 32);
 }
 
 static bool kinds_valid(const czk_vanilla_merkle_proof *mp)
 {
-    return mp->kind == CZK_VPROOF_SINGLE || mp->kind == CZK_VPROOF_SUB || mp->kind == CZK_VPROOF_TOP;
+    return mp->kind == CZK_VANILLA_SINGLE || mp->kind == CZK_VANILLA_SUB ||
+           mp->kind == CZK_VANILLA_TOP;
 }
 
 czk_status czk_snap_partition_proof_write(const czk_snap_partition_proof *p, uint8_t **out,

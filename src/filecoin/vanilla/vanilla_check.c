@@ -43,7 +43,7 @@ czk_status czk_vanilla_to_path(const czk_vanilla_merkle_proof *mp, czk_merkle_pa
                                uint64_t *leaf_index, czk_err *err)
 {
     const czk_vanilla_path *parts[3] = {&mp->base, &mp->sub, &mp->top};
-    unsigned nparts = mp->kind == CZK_VPROOF_SINGLE ? 1 : mp->kind == CZK_VPROOF_SUB ? 2 : 3;
+    unsigned nparts = mp->kind == CZK_VANILLA_SINGLE ? 1 : mp->kind == CZK_VANILLA_SUB ? 2 : 3;
     unsigned lv = 0, sib = 0;
     uint64_t leaf = 0, weight = 1;
     bool overflow = false;
@@ -84,7 +84,7 @@ czk_status czk_vanilla_merkle_verify(const czk_vanilla_merkle_proof *mp, czk_mer
     static const char *const pname[3][3] = {{"path", "", ""},
                                             {"base_proof", "sub_proof", ""},
                                             {"base_proof", "sub_proof", "top_proof"}};
-    unsigned nparts = mp->kind == CZK_VPROOF_SINGLE ? 1 : mp->kind == CZK_VPROOF_SUB ? 2 : 3;
+    unsigned nparts = mp->kind == CZK_VANILLA_SINGLE ? 1 : mp->kind == CZK_VANILLA_SUB ? 2 : 3;
     for (unsigned p = 0; p < nparts; p++)
         for (size_t i = 0; i < parts[p]->len; i++)
             for (size_t h = 0; h < parts[p]->elems[i].nhashes; h++)
@@ -143,7 +143,7 @@ static czk_status check_path_shape(const czk_vanilla_path *p, size_t levels, uns
 
 static const char *kind_name(czk_vanilla_proof_kind k)
 {
-    return k == CZK_VPROOF_SINGLE ? "Single" : k == CZK_VPROOF_SUB ? "Sub" : "Top";
+    return k == CZK_VANILLA_SINGLE ? "Single" : k == CZK_VANILLA_SUB ? "Sub" : "Top";
 }
 
 static czk_status check_shape(const czk_vanilla_merkle_proof *mp, const shape *sh, const char *what,
@@ -153,10 +153,10 @@ static czk_status check_shape(const czk_vanilla_merkle_proof *mp, const shape *s
         return czk_err_set(err, CZK_EINVAL, "%s is a %s proof, expected %s", what,
                            kind_name(mp->kind), kind_name(sh->kind));
     czk_status s = check_path_shape(&mp->base, sh->base_levels, sh->base_arity, what,
-                                    sh->kind == CZK_VPROOF_SINGLE ? "path" : "base_proof", err);
-    if (!s && sh->kind != CZK_VPROOF_SINGLE)
+                                    sh->kind == CZK_VANILLA_SINGLE ? "path" : "base_proof", err);
+    if (!s && sh->kind != CZK_VANILLA_SINGLE)
         s = check_path_shape(&mp->sub, 1, sh->sub_arity, what, "sub_proof", err);
-    if (!s && sh->kind == CZK_VPROOF_TOP)
+    if (!s && sh->kind == CZK_VANILLA_TOP)
         s = check_path_shape(&mp->top, 1, sh->top_arity, what, "top_proof", err);
     return s;
 }
@@ -363,8 +363,8 @@ czk_status czk_porep_c1_check(const czk_porep_c1_output *c1, czk_seal_proof proo
     cctx c = {.info = info, .err = err};
     unsigned sub = info->tree_sub_arity, top = info->tree_top_arity;
     uint64_t base_leaves = info->nodes / (sub ? sub : 1) / (top ? top : 1);
-    c.tree_d = (shape){CZK_VPROOF_SINGLE, ilog(info->nodes, 2), 2, 0, 0};
-    c.tree_r = (shape){sub == 0 ? CZK_VPROOF_SINGLE : top == 0 ? CZK_VPROOF_SUB : CZK_VPROOF_TOP,
+    c.tree_d = (shape){CZK_VANILLA_SINGLE, ilog(info->nodes, 2), 2, 0, 0};
+    c.tree_r = (shape){sub == 0 ? CZK_VANILLA_SINGLE : top == 0 ? CZK_VANILLA_SUB : CZK_VANILLA_TOP,
                        ilog(base_leaves, info->tree_base_arity), info->tree_base_arity, sub, top};
     c.colp = czk_poseidon_params_get(info->layers);
     if (!c.colp || info->layers > 16)

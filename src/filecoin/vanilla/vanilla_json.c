@@ -336,14 +336,14 @@ static czk_status parse_merkle(pctx *c, const json_t *v, czk_vanilla_merkle_proo
     const char *tag = json_object_iter_key(json_object_iter((json_t *)d));
     const json_t *body = json_object_get(d, tag);
     if (strcmp(tag, "Single") == 0) {
-        mp->kind = CZK_VPROOF_SINGLE;
+        mp->kind = CZK_VANILLA_SINGLE;
         push_key(c, "Single");
         s = expect_object(c, body, single_k, 3);
         if (!s) s = get_field_bytes32(c, body, "root", mp->root);
         if (!s) s = get_field_bytes32(c, body, "leaf", mp->leaf);
         if (!s) s = get_field_path(c, body, "path", &mp->base);
     } else if (strcmp(tag, "Sub") == 0) {
-        mp->kind = CZK_VPROOF_SUB;
+        mp->kind = CZK_VANILLA_SUB;
         push_key(c, "Sub");
         s = expect_object(c, body, sub_k, 4);
         if (!s) s = get_field_path(c, body, "base_proof", &mp->base);
@@ -351,7 +351,7 @@ static czk_status parse_merkle(pctx *c, const json_t *v, czk_vanilla_merkle_proo
         if (!s) s = get_field_bytes32(c, body, "root", mp->root);
         if (!s) s = get_field_bytes32(c, body, "leaf", mp->leaf);
     } else if (strcmp(tag, "Top") == 0) {
-        mp->kind = CZK_VPROOF_TOP;
+        mp->kind = CZK_VANILLA_TOP;
         push_key(c, "Top");
         s = expect_object(c, body, top_k, 5);
         if (!s) s = get_field_path(c, body, "base_proof", &mp->base);
@@ -677,7 +677,7 @@ static void w_path(wbuf *w, const czk_vanilla_path *p)
 static void w_merkle(wbuf *w, const czk_vanilla_merkle_proof *mp)
 {
     switch (mp->kind) {
-    case CZK_VPROOF_SINGLE:
+    case CZK_VANILLA_SINGLE:
         w_str(w, "{\"data\":{\"Single\":{\"root\":");
         w_bytes32(w, mp->root);
         w_str(w, ",\"leaf\":");
@@ -685,14 +685,14 @@ static void w_merkle(wbuf *w, const czk_vanilla_merkle_proof *mp)
         w_str(w, ",\"path\":");
         w_path(w, &mp->base);
         break;
-    case CZK_VPROOF_SUB:
-    case CZK_VPROOF_TOP:
-        w_str(w, mp->kind == CZK_VPROOF_SUB ? "{\"data\":{\"Sub\":{\"base_proof\":"
-                                            : "{\"data\":{\"Top\":{\"base_proof\":");
+    case CZK_VANILLA_SUB:
+    case CZK_VANILLA_TOP:
+        w_str(w, mp->kind == CZK_VANILLA_SUB ? "{\"data\":{\"Sub\":{\"base_proof\":"
+                                             : "{\"data\":{\"Top\":{\"base_proof\":");
         w_path(w, &mp->base);
         w_str(w, ",\"sub_proof\":");
         w_path(w, &mp->sub);
-        if (mp->kind == CZK_VPROOF_TOP) {
+        if (mp->kind == CZK_VANILLA_TOP) {
             w_str(w, ",\"top_proof\":");
             w_path(w, &mp->top);
         }
