@@ -655,7 +655,7 @@ static result check_post(const opts *o, const json_t *doc)
     if (!s && !czk_fr_from_bytes_le(&rv, randomness))
         s = czk_err_set(err, CZK_ENONCANONICAL, "randomness is not a field element (not below r)");
     size_t n = doc ? json_array_size(json_object_get(doc, "vanilla_proofs")) : o->nfiles;
-    size_t max = winning ? CZK_WINNING_POST_SECTOR_COUNT : s ? 0 : p.sector_count;
+    size_t max = winning ? CZK_POST_WINNING_SECTOR_COUNT : s ? 0 : p.sector_count;
     if (!s && (n == 0 || n > max))
         s = czk_err_set(err, CZK_EINVAL, "%zu sector proofs, a %s %s takes 1..%zu", n,
                         czk_post_proof_name(proof), winning ? "proof" : "partition", max);

@@ -78,10 +78,10 @@ czk_status czk_post_params_get(czk_post_params *out, czk_post_proof proof, czk_e
     if (post_proofs[proof].winning) {
         /* winning_post_setup_params: 66 challenges over 1 sector become 66 circuit
          * "sectors" of one challenge each. */
-        sectors = CZK_WINNING_POST_CHALLENGE_COUNT / CZK_WINNING_POST_SECTOR_COUNT;
-        challenges = CZK_WINNING_POST_CHALLENGE_COUNT / sectors;
+        sectors = CZK_POST_WINNING_CHALLENGE_COUNT / CZK_POST_WINNING_SECTOR_COUNT;
+        challenges = CZK_POST_WINNING_CHALLENGE_COUNT / sectors;
     } else {
-        challenges = CZK_WINDOW_POST_CHALLENGE_COUNT;
+        challenges = CZK_POST_WINDOW_CHALLENGE_COUNT;
         sectors = l2 == 35 ? 2349 : l2 == 36 ? 2300 : 2; /* WINDOW_POST_SECTOR_COUNT */
     }
     return czk_post_params_custom(out, UINT64_C(1) << (l2 - 5), challenges, sectors, 8, sub, top,

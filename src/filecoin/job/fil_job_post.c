@@ -151,8 +151,8 @@ czk_status czk__fil_post_create(czk_fil_job *j, const czk_fil_job_input *in, czk
     /* Vanilla proofs: Winning one sector of 66 challenges; Window up to sector_count
      * sectors of challenge_count challenges each. */
     size_t nvp = in->n_vanilla_proofs;
-    size_t max = winning ? CZK_WINNING_POST_SECTOR_COUNT : p->sector_count;
-    size_t per = winning ? CZK_WINNING_POST_CHALLENGE_COUNT : p->challenge_count;
+    size_t max = winning ? CZK_POST_WINNING_SECTOR_COUNT : p->sector_count;
+    size_t per = winning ? CZK_POST_WINNING_CHALLENGE_COUNT : p->challenge_count;
     if (nvp == 0 || nvp > max)
         return czk_err_set(err, CZK_EINVAL, "vanilla_proofs: %zu sector proofs, %s takes 1..%zu",
                            nvp, j->circuit->id, max);
