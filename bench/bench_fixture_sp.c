@@ -16,7 +16,8 @@
  */
 #include "czk/bls12_381.h"
 #include "czk/poseidon.h"
-#include "czk/snap_post_vanilla.h"
+#include "czk/post_vanilla.h"
+#include "czk/snap_vanilla.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -50,13 +50,13 @@
 #include "czk/alloc.h"
 #include "czk/cs.h"
 #include "czk/fil_job.h"
-#include "czk/filecoin.h"
 #include "czk/gpu.h"
 #include "czk/groth16.h"
 #include "czk/msm.h"
 #include "czk/pack.h"
 #include "czk/pool.h"
 #include "czk/porep_vanilla.h"
+#include "czk/seal_proof.h"
 #include "czk/vanilla.h"
 #include "groth16/gpu_prove.cuh"
 
@@ -327,16 +327,16 @@ static int real_porep_partition(czk_pool *pool, czk_fr *a, czk_fr *b, czk_fr *c,
         return 1;
     }
     double t0 = now();
-    czk_c1_output *c1 = NULL;
+    czk_porep_c1_output *c1 = NULL;
     uint8_t *json = NULL;
     size_t len = 0;
     if (czk_porep_fixture(&c1, proof, 1, pool, &err) != CZK_OK ||
-        czk_c1_write_json(c1, &json, &len, &err) != CZK_OK) {
+        czk_porep_c1_write_json(c1, &json, &len, &err) != CZK_OK) {
         fprintf(stderr, "real: fixture: %s\n", err.msg);
-        czk_c1_output_free(c1);
+        czk_porep_c1_output_free(c1);
         return 1;
     }
-    czk_c1_output_free(c1);
+    czk_porep_c1_output_free(c1);
     czk_fil_job_input in;
     memset(&in, 0, sizeof in);
     in.kind = CZK_FIL_POREP;

@@ -15,11 +15,11 @@
  *
  *   bench_label [--reps R] [--threads T] [--no-big]
  */
-#include "czk/filecoin.h"
 #include "czk/merkle.h"
 #include "czk/pool.h"
-#include "czk/seal.h"
-#include "filecoin/seal_internal.h"
+#include "czk/sdr.h"
+#include "czk/seal_proof.h"
+#include "filecoin/seal/seal_internal.h"
 
 #include <openssl/evp.h>
 #include <stdio.h>

@@ -18,6 +18,7 @@
  *   bench_merkle [--log2-sha N] [--log8-poseidon K] [--reps R] [--threads T] [--quick]
  */
 #include "czk/bls12_381.h"
+#include "czk/fr32.h"
 #include "czk/merkle.h"
 #include "czk/pool.h"
 #include "czk/poseidon.h"

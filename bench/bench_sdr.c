@@ -14,9 +14,11 @@
  *   bench_sdr [--proof StackedDrg512MiBV1_1] [--nodes 1048576] [--reps 5] [--threads N]
  *             [--cache-reps 3] [--dir /tmp] [--no-cache]
  */
-#include "czk/filecoin.h"
+#include "czk/parent_cache.h"
 #include "czk/pool.h"
-#include "filecoin/sdr_internal.h"
+#include "czk/sdr.h"
+#include "czk/seal_proof.h"
+#include "filecoin/seal/sdr_internal.h"
 
 #include <openssl/evp.h>
 #include <stdio.h>

@@ -40,13 +40,14 @@
  */
 #include "czk/alloc.h"
 #include "czk/cs.h"
-#include "czk/filecoin.h"
 #include "czk/merkle.h"
 #include "czk/pce.h"
 #include "czk/pack.h"
 #include "czk/pool.h"
 #include "czk/porep.h"
 #include "czk/snap.h"
+#include "czk/seal_proof.h"
+#include "czk/sdr.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -25,7 +25,7 @@ typedef struct czk_circuit_info {
 } czk_circuit_info;
 
 /** The PoRep StackedCircuit (one partition) of registered seal proof `seal_proof`
- *  (a czk_seal_proof value of czk/filecoin.h). */
+ *  (a czk_seal_proof value of czk/seal_proof.h). */
 CZK_API czk_status czk_circuit_porep_count(int seal_proof, czk_circuit_info *out, czk_err *err);
 /** The SnapDeals EmptySectorUpdateCircuit (one partition) of `seal_proof`'s sector size. */
 CZK_API czk_status czk_circuit_snap_count(int seal_proof, czk_circuit_info *out, czk_err *err);

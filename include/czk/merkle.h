@@ -1,23 +1,15 @@
 /*
- * czk — the hashes, padding and Merkle trees of a Filecoin sector, byte for byte as
- * rust-fil-proofs computes them (docs/formats.md §1, §5.3, §5.6, §6.1, §7).
+ * czk — the Merkle trees of a Filecoin sector, byte for byte as rust-fil-proofs computes
+ * them (docs/formats.md §1, §5.3, §5.6, §6.1, §7): trees over 32-byte nodes stored level by
+ * level in one array, tree_d (binary SHA-256, merkletree's BinaryMerkleTree<Sha256Hasher>)
+ * and the Poseidon trees tree_c / tree_r_last of shape base-sub-top (8-0-0, 8-8-0, 8-8-2,
+ * merkletree's MerkleTree<_, _, _, U8, SubTreeArity, TopTreeArity>). SHA-256 and its
+ * 254-bit truncation are czk/sha256.h's, fr32 padding czk/fr32.h's and the commitments
+ * built from the trees czk/comm.h's.
  *
- *   1. SHA-256 through OpenSSL EVP (which uses the SHA extensions when the CPU has them),
- *      and Filecoin's 254-bit truncation: byte 31 &= 0x3f, so that a digest read as a
- *      little-endian integer is a canonical Fr element (filecoin-hashers sha256.rs).
- *   2. fr32 padding (fr32 crate): every 254 bits of piece data become one 32-byte
- *      element whose two top bits are zero; 127 bytes become 128.
- *   3. Merkle trees over 32-byte nodes stored level by level in one array:
- *      tree_d (binary SHA-256, merkletree's BinaryMerkleTree<Sha256Hasher>) and the
- *      Poseidon trees tree_c / tree_r_last of shape base-sub-top (8-0-0, 8-8-0, 8-8-2,
- *      merkletree's MerkleTree<_, _, _, U8, SubTreeArity, TopTreeArity>).
- *   4. Commitments: the zero-piece ladder, comm_d of a sector from its pieces
- *      (filecoin-proofs pieces.rs compute_comm_d), comm_p of piece data, and
- *      comm_r = Poseidon2(comm_c, comm_r_last).
- *
- * Every 32-byte value (leaf, node, root, commitment) is the little-endian repr of an Fr
- * element, as rust-fil-proofs' Domain types hold it; Poseidon trees reject leaves that
- * are not below r.
+ * Every 32-byte value (leaf, node, root) is the little-endian repr of an Fr element, as
+ * rust-fil-proofs' Domain types hold it; Poseidon trees reject leaves that are not below
+ * r.
  *
  * Compound shapes. rust-fil-proofs builds a tree of shape B-S-T over n leaves as
  * S·max(T,1) base trees of arity B over consecutive slices of the leaves, hashes the
@@ -39,56 +31,8 @@
 extern "C" {
 #endif
 
-/** Bytes of a tree node, leaf or commitment. */
-#define CZK_NODE_BYTES 32
-
-/* =======================================================================================
- * 1. SHA-256
- * ======================================================================================= */
-
-/* czk_fr32_trim, czk_sha256, czk_sha256_trunc, czk_sha256_nodes: include/czk/sha256.h. */
-
-/* =======================================================================================
- * 2. fr32 padding
- * ======================================================================================= */
-
-/**
- * Padded size of `unpadded` bytes of piece data as fr32's to_padded_bytes: bit count
- * 8·unpadded spread as 254 data bits per 256, rounded up to whole bytes. For piece
- * sizes (multiples of 127) this is unpadded·128/127.
- */
-CZK_API uint64_t czk_fr32_padded_size(uint64_t unpadded);
-
-/** Unpadded size of `padded` bytes as fr32's to_unpadded_bytes (rounded down): the most
- *  raw bytes a padded buffer of that length holds. 128 → 127. */
-CZK_API uint64_t czk_fr32_unpadded_size(uint64_t padded);
-
-/** Bytes czk_fr32_pad writes for `unpadded` input bytes: whole 32-byte elements,
- *  32·ceil(8·unpadded / 254), as fr32's Fr32Reader emits them. */
-CZK_API uint64_t czk_fr32_pad_output_size(uint64_t unpadded);
-
-/**
- * Pad `n` bytes of raw data into czk_fr32_pad_output_size(n) bytes, exactly as
- * Fr32Reader: the raw bit stream (bytes in order, bits LSB first) is cut into 254-bit
- * units, each written as one little-endian 32-byte element with its two top bits zero;
- * a final partial unit is zero-extended to a full element. `out` must not overlap `in`.
- */
-CZK_API void czk_fr32_pad(uint8_t *out, const uint8_t *in, size_t n);
-
-/**
- * The raw bytes [offset, offset + len) of fr32-padded data `in` of `in_len` bytes
- * (fr32's write_unpadded). CZK_EINVAL when the range passes czk_fr32_unpadded_size(in_len).
- * The padding bits of `in` are ignored. `out` must not overlap `in`.
- */
-CZK_API czk_status czk_fr32_unpad(uint8_t *out, const uint8_t *in, size_t in_len, uint64_t offset,
-                                  size_t len, czk_err *err);
-
-/** True for a valid padded piece size: a power of two of at least 128 bytes. */
-CZK_API bool czk_piece_size_valid(uint64_t padded_size);
-
-/* =======================================================================================
- * 3. Merkle trees
- * ======================================================================================= */
+/** Bytes of a tree node, leaf or root. */
+#define CZK_MERKLE_NODE_BYTES 32
 
 /** Node hash of a tree. */
 typedef enum czk_merkle_hasher {
@@ -209,55 +153,6 @@ CZK_API czk_status czk_merkle_path_root(uint8_t root[32], czk_merkle_hasher hash
 CZK_API czk_status czk_merkle_path_verify(const czk_merkle_path *path, czk_merkle_hasher hasher,
                                           const uint8_t root[32], uint64_t leaf_index,
                                           czk_err *err);
-
-/* =======================================================================================
- * 4. Commitments
- * ======================================================================================= */
-
-/**
- * Level k of the zero ladder: the root of a binary SHA-256 tree over 2^k zero leaves,
- * i.e. the piece commitment of 2^(k+5) zero bytes of padded data (0 ≤ k < 64).
- * Level 0 is 32 zero bytes, level 1 = trunc(SHA-256(0^64)) = f5a5fd42….
- * CZK_EINVAL for k ≥ 64, CZK_EINTERNAL if OpenSSL fails.
- */
-CZK_API czk_status czk_zero_comm(uint8_t out[32], unsigned level);
-
-/** comm_d of an empty (all-zero) sector or piece of `padded_size` bytes, a power of two
- *  from 32 to 2^63 bytes. CZK_EINVAL otherwise. */
-CZK_API czk_status czk_comm_d_zero(uint8_t out[32], uint64_t padded_size, czk_err *err);
-
-/** A piece: its commitment and padded size (a power of two ≥ 128). */
-typedef struct czk_piece_info {
-    uint8_t comm_p[32];
-    uint64_t padded_size;
-} czk_piece_info;
-
-/**
- * comm_d of a sector from its pieces in order, as filecoin-proofs' compute_comm_d: a
- * stack that pads with zero pieces to align each piece to its size, then pads until one
- * node remains. Like upstream it does not pad up to the sector size: the pieces are
- * expected to fill the sector (Lotus and Curio add filler pieces), and pieces that do
- * not give the root of their own padded span. No pieces gives the zero sector's comm_d.
- * CZK_EINVAL for a bad sector
- * or piece size, more pieces than the sector holds (unpadded size / 127), or pieces
- * larger than the sector in total.
- */
-CZK_API czk_status czk_comm_d_from_pieces(uint8_t out[32], uint64_t sector_size,
-                                          const czk_piece_info *pieces, size_t npieces,
-                                          czk_err *err);
-
-/**
- * comm_p of `len` bytes of raw piece data, `len` a valid unpadded piece size
- * (127·2^k): the root of the binary SHA-256 tree over the fr32-padded data, computed in
- * chunks spread over `pool` without padding the whole piece at once.
- */
-CZK_API czk_status czk_comm_p(uint8_t out[32], const uint8_t *data, uint64_t len, czk_pool *pool,
-                              czk_err *err);
-
-/** comm_r = Poseidon2_merkle(comm_c, comm_r_last) (tag 3). CZK_ENONCANONICAL if an
- *  input is not below r. */
-CZK_API czk_status czk_comm_r(uint8_t out[32], const uint8_t comm_c[32],
-                              const uint8_t comm_r_last[32], czk_err *err);
 
 #ifdef __cplusplus
 }

@@ -19,9 +19,10 @@
 
 #include "czk/common.h"
 #include "czk/cs.h"
-#include "czk/filecoin.h"
 #include "czk/merkle.h"
 #include "czk/pool.h"
+#include "czk/sdr.h"
+#include "czk/seal_proof.h"
 
 #ifdef __cplusplus
 extern "C" {

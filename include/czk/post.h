@@ -14,9 +14,9 @@
 #ifndef CZK_POST_H
 #define CZK_POST_H
 
+#include "czk/api_version.h"
 #include "czk/circuits.h"
 #include "czk/cs.h"
-#include "czk/filecoin.h"
 #include "czk/gadgets.h"
 #include "czk/merkle.h"
 
@@ -54,9 +54,9 @@ typedef enum czk_post_proof {
 } czk_post_proof;
 
 /** filecoin-proofs constants.rs */
-#define CZK_WINNING_POST_CHALLENGE_COUNT 66
-#define CZK_WINNING_POST_SECTOR_COUNT    1
-#define CZK_WINDOW_POST_CHALLENGE_COUNT  10
+#define CZK_POST_WINNING_CHALLENGE_COUNT 66
+#define CZK_POST_WINNING_SECTOR_COUNT    1
+#define CZK_POST_WINDOW_CHALLENGE_COUNT  10
 
 /** fallback::PublicParams of one circuit, plus the tree_r_last shape. */
 typedef struct czk_post_params {

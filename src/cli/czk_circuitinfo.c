@@ -7,9 +7,10 @@
  * Each proof kind has its own counting function in czk/circuits.h; --proof porep is here,
  * the other kinds join as their circuits land.
  */
+#include "czk/api_version.h"
 #include "czk/circuits.h"
-#include "czk/filecoin.h"
 #include "czk/post.h"
+#include "czk/seal_proof.h"
 #include "cli.h"
 
 #include <stdio.h>
@@ -36,7 +37,7 @@ static bool proof_of_size(uint64_t size, czk_seal_proof *out)
     for (int p = 0; p < CZK_SEAL_PROOF_COUNT; p++) {
         const czk_seal_proof_info *i = czk_seal_proof_get((czk_seal_proof)p);
         if (i != NULL && i->sector_size == size && i->api_version == CZK_API_V1_1_0 &&
-            i->feature == CZK_POREP_INTERACTIVE) {
+            i->feature == CZK_SEAL_FEATURE_INTERACTIVE) {
             *out = (czk_seal_proof)p;
             return true;
         }

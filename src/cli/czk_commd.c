@@ -5,8 +5,8 @@
  * The 32 and 64 GiB lines equal go-fil-commcid's commcid_test.go fixtures "empty32GiB"
  * (baga6ea4seaqao7s73y24kcutaosvacpdjgfe5pw76ooefnyqw4ynr3d2y6x2mpq) and "empty64GiB".
  */
-#include "czk/filecoin.h"
-#include "czk/merkle.h"
+#include "czk/comm.h"
+#include "czk/seal_proof.h"
 #include "cli.h"
 
 #include <stdio.h>

@@ -3,12 +3,12 @@
  * any registered proof, 32 GiB and 64 GiB included, in seconds. `porep` writes a C1
  * (SealCommitPhase1Output JSON, or cuzk's envelope) from czk_porep_fixture; snap, wpost
  * and winning are dispatched to czk_fixture_sp.c. The output is test data, not the proof
- * material of any sealed sector (include/czk/porep_vanilla.h §3).
+ * material of any sealed sector (include/czk/porep_vanilla.h §7).
  */
 #include "czk/alloc.h"
-#include "czk/filecoin.h"
 #include "czk/pool.h"
 #include "czk/porep_vanilla.h"
+#include "czk/seal_proof.h"
 #include "czk/vanilla.h"
 #include "cli.h"
 
@@ -105,7 +105,7 @@ static int porep_main(int argc, char **argv)
         return 1;
     }
     double t0 = czk_clock_s();
-    czk_c1_output *c1 = NULL;
+    czk_porep_c1_output *c1 = NULL;
     czk_status st = czk_porep_fixture(&c1, proof, seed, pool, &err);
     czk_pool_destroy(pool);
     if (st) {
@@ -115,21 +115,22 @@ static int porep_main(int argc, char **argv)
     double t1 = czk_clock_s();
     /* Synthetic and non-interactive fixtures take their challenges by the interactive
      * rule (their own rules need comm_r, which the challenged paths determine). */
-    if (verify && (st = czk_porep_c1_verify(c1, proof,
-                                            info->feature == CZK_POREP_INTERACTIVE
-                                                ? 0
-                                                : CZK_POREP_VERIFY_ANY_CHALLENGES,
-                                            &err))) {
+    if (verify &&
+        (st = czk_porep_c1_verify(
+             c1, proof,
+             info->feature == CZK_SEAL_FEATURE_INTERACTIVE ? 0 : CZK_POREP_VERIFY_ANY_CHALLENGES,
+             &err))) {
         fprintf(stderr, "czk fixture porep: the fixture does not verify: %s\n", err.msg);
-        czk_c1_output_free(c1);
+        czk_porep_c1_output_free(c1);
         return 1;
     }
     uint8_t *json = NULL, *env = NULL;
     size_t len = 0, env_len = 0;
-    st = czk_c1_write_json(c1, &json, &len, &err);
-    czk_c1_output_free(c1);
+    st = czk_porep_c1_write_json(c1, &json, &len, &err);
+    czk_porep_c1_output_free(c1);
     if (!st && envelope)
-        st = czk_cuzk_envelope_encode(json, len, sector_num, info->sector_size, &env, &env_len, &err);
+        st = czk_porep_envelope_encode(json, len, sector_num, info->sector_size, &env, &env_len,
+                                       &err);
     if (st) {
         fprintf(stderr, "czk fixture porep: %s\n", err.msg);
         czk_free(json);

@@ -3,10 +3,12 @@
  * fields a client sends to czkd (cuzk.v1 SubmitProofRequest) — as one JSON file. The
  * vanilla proofs come from czk_snap_fixture_create / czk_post_fixture_create: consistent
  * commitments and Merkle proofs for any sector size, built in seconds (see
- * include/czk/snap_post_vanilla.h). They are test data: no real sector stands behind them.
+ * include/czk/snap_vanilla.h and include/czk/post_vanilla.h). They are test data: no real
+ * sector stands behind them.
  */
 #include "czk/alloc.h"
-#include "czk/snap_post_vanilla.h"
+#include "czk/post_vanilla.h"
+#include "czk/snap_vanilla.h"
 #include "cli.h"
 
 #include <errno.h>
@@ -185,7 +187,7 @@ int czk_fixture_snap_main(int argc, char **argv)
     if (rc) return rc < 0 ? 0 : rc;
     uint64_t id, size;
     czk_err err;
-    if (czk_update_proof_parse(o.name, &id, &size, &err) != CZK_OK) {
+    if (czk_snap_update_proof_parse(o.name, &id, &size, &err) != CZK_OK) {
         fprintf(stderr, "czk fixture snap: %s\n", err.msg);
         return 2;
     }

@@ -2,8 +2,10 @@
  * czk parent-cache: generate or verify a Filecoin SDR parent-cache file, named and laid
  * out as rust-fil-proofs does, so that either program can use the other's file.
  */
-#include "czk/filecoin.h"
+#include "czk/parent_cache.h"
 #include "czk/pool.h"
+#include "czk/sdr.h"
+#include "czk/seal_proof.h"
 #include "cli.h"
 
 #include <stdio.h>
@@ -130,7 +132,7 @@ int czk_cli_parent_cache(int argc, char **argv)
         goto done;
     }
 
-    if (czk_file_sha256(path, digest, &err) != CZK_OK) {
+    if (czk_parent_cache_file_digest(path, digest, &err) != CZK_OK) {
         fprintf(stderr, "czk parent-cache: %s\n", err.msg);
         goto done;
     }

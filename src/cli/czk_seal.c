@@ -5,11 +5,12 @@
  * a JSON file with every commitment into an output directory.
  */
 #include "czk/alloc.h"
-#include "czk/filecoin.h"
-#include "czk/merkle.h"
+#include "czk/fr32.h"
 #include "czk/pool.h"
 #include "czk/porep_vanilla.h"
-#include "czk/seal.h"
+#include "czk/sdr.h"
+#include "czk/seal_proof.h"
+#include "czk/sector.h"
 #include "czk/vanilla.h"
 #include "cli.h"
 
@@ -188,8 +189,8 @@ static void print_json(FILE *f, const czk_sector *s, uint64_t actor, uint64_t se
                        const uint8_t ticket[32], const char *source, unsigned threads)
 {
     const czk_seal_proof_info *info = czk_sector_info(s);
-    czk_seal_comms c;
-    czk_seal_timings t;
+    czk_sector_seal_comms c;
+    czk_sector_seal_timings t;
     czk_sector_comms(s, &c);
     czk_sector_timings(s, &t);
     char h[6][65], cid_d[80], cid_r[80];
@@ -222,14 +223,14 @@ static czk_status write_c1(const char *path, const czk_sector *s, const uint8_t 
                            const uint8_t seed[32], czk_pool *pool)
 {
     czk_err err;
-    czk_c1_output *c1 = NULL;
+    czk_porep_c1_output *c1 = NULL;
     uint8_t *json = NULL;
     size_t len = 0;
     czk_seal_proof proof = czk_sector_info(s)->proof;
     czk_status st = czk_porep_c1_from_sector(&c1, s, ticket, seed, pool, &err);
     if (st == CZK_OK) st = czk_porep_c1_verify(c1, proof, 0, &err);
-    if (st == CZK_OK) st = czk_c1_write_json(c1, &json, &len, &err);
-    czk_c1_output_free(c1);
+    if (st == CZK_OK) st = czk_porep_c1_write_json(c1, &json, &len, &err);
+    czk_porep_c1_output_free(c1);
     if (st != CZK_OK) {
         fprintf(stderr, "czk seal: C1: %s\n", err.msg);
         return st;
@@ -316,7 +317,7 @@ int czk_cli_seal(int argc, char **argv)
         return 2;
     }
     czk_err err;
-    czk_seal_input in = {0};
+    czk_sector_seal_input in = {0};
     if (czk_seal_proof_parse(proof_name, &in.proof, &err) != CZK_OK) {
         fprintf(stderr, "czk seal: %s\n", err.msg);
         return 2;
@@ -328,7 +329,7 @@ int czk_cli_seal(int argc, char **argv)
         fprintf(stderr, "czk seal: bad --prover-id '%s' (an actor id: 1000, f01000)\n", prover_arg);
         return 2;
     }
-    czk_prover_id_from_actor(in.prover_id, actor);
+    czk_seal_prover_id_from_actor(in.prover_id, actor);
     if (!parse_u64(sector_arg, &in.sector_id)) {
         fprintf(stderr, "czk seal: bad --sector-id '%s'\n", sector_arg);
         return 2;
@@ -430,8 +431,8 @@ int czk_cli_seal(int argc, char **argv)
     if (json) {
         print_json(stdout, s, actor, in.sector_id, in.ticket, source, nthreads);
     } else {
-        czk_seal_comms c;
-        czk_seal_timings t;
+        czk_sector_seal_comms c;
+        czk_sector_seal_timings t;
         czk_sector_comms(s, &c);
         czk_sector_timings(s, &t);
         char hd[65], hr[65], cd[80], cr[80];

@@ -20,8 +20,8 @@
 #include "czk/alloc.h"
 #include "czk/pool.h"
 #include "czk/porep_vanilla.h"
-#include "czk/snap_post_vanilla.h"
-#include "czk/vanilla.h"
+#include "czk/post_vanilla.h"
+#include "czk/snap_vanilla.h"
 #include "cli.h"
 
 #include <errno.h>
@@ -226,7 +226,7 @@ static result check_c1(const opts *o, const char *file)
     czk_err *err = &res.err;
     uint8_t *buf = NULL, *c1json = NULL;
     size_t len = 0, c1len = 0;
-    czk_c1_output *c1 = NULL;
+    czk_porep_c1_output *c1 = NULL;
     uint64_t sector_num = 0, sector_size = 0;
     bool envelope = false;
     czk_seal_proof proof = 0;
@@ -243,15 +243,16 @@ static result check_c1(const opts *o, const char *file)
      * else is tried as an envelope. Looking first saves parsing a 50 MB C1 twice. */
     size_t head = len < 256 ? len : 256;
     bool plain = memmem(buf, head, "\"registered_proof\"", 18) != NULL;
-    s = plain ? CZK_ENOENT
-              : czk_cuzk_envelope_decode(buf, len, &c1json, &c1len, &sector_num, &sector_size, err);
+    s = plain
+            ? CZK_ENOENT
+            : czk_porep_envelope_decode(buf, len, &c1json, &c1len, &sector_num, &sector_size, err);
     if (s == CZK_OK) {
         envelope = true;
     } else if (s == CZK_ENOENT) {
         s = CZK_OK; /* not an envelope: plain C1 JSON */
     }
-    if (!s) s = czk_c1_parse_json(&c1, envelope ? c1json : buf, envelope ? c1len : len, err);
-    /* Without --registered-proof the C1 names its own proof; with it, czk_c1_check
+    if (!s) s = czk_porep_c1_parse_json(&c1, envelope ? c1json : buf, envelope ? c1len : len, err);
+    /* Without --registered-proof the C1 names its own proof; with it, czk_porep_c1_check
      * rejects a C1 of another proof. */
     if (!s && !o->name) proof = c1->proof;
     const czk_seal_proof_info *info = s ? NULL : czk_seal_proof_get(proof);
@@ -265,7 +266,7 @@ static result check_c1(const opts *o, const char *file)
     /* Synthetic fixtures of the synthetic and non-interactive kinds take their challenges
      * by the interactive rule (their own rules need comm_r, which the challenged paths
      * determine), so the strict check rejects them: say how to check them anyway. */
-    if (s == CZK_EVERIFY && !o->any_challenges && info->feature != CZK_POREP_INTERACTIVE &&
+    if (s == CZK_EVERIFY && !o->any_challenges && info->feature != CZK_SEAL_FEATURE_INTERACTIVE &&
         strstr(err->msg, "give challenge") != NULL) {
         char tmp[sizeof err->msg];
         snprintf(tmp, sizeof tmp, "%s", err->msg);
@@ -282,7 +283,7 @@ static result check_c1(const opts *o, const char *file)
         printf("\n");
     }
     res.rc = rc_of(s);
-    czk_c1_output_free(c1);
+    czk_porep_c1_output_free(c1);
     czk_free(c1json);
     czk_free(buf);
     return res;
@@ -342,8 +343,8 @@ static czk_status json_proof_name(const json_t *doc, const opts *o, const char *
 static bool same_update(const char *a, const char *b)
 {
     uint64_t ia, ib, sa, sb;
-    return czk_update_proof_parse(a, &ia, &sa, NULL) == CZK_OK &&
-           czk_update_proof_parse(b, &ib, &sb, NULL) == CZK_OK && ia == ib;
+    return czk_snap_update_proof_parse(a, &ia, &sa, NULL) == CZK_OK &&
+           czk_snap_update_proof_parse(b, &ib, &sb, NULL) == CZK_OK && ia == ib;
 }
 
 static bool same_post(const char *a, const char *b)
@@ -565,7 +566,7 @@ static result check_snap(const opts *o, const json_t *doc)
         memcpy(comm_r_new, o->comm_r_new, 32);
         memcpy(comm_d_new, o->comm_d_new, 32);
     }
-    if (!s) s = czk_update_proof_parse(name, &id, &size, err);
+    if (!s) s = czk_snap_update_proof_parse(name, &id, &size, err);
     if (!s) s = czk_snap_params_get(&p, size, err);
     if (!s && size_json && size_json != size)
         s = czk_err_set(err, CZK_EINVAL, "sector_size: %llu, but %s updates %llu-byte sectors",
@@ -654,7 +655,7 @@ static result check_post(const opts *o, const json_t *doc)
     if (!s && !czk_fr_from_bytes_le(&rv, randomness))
         s = czk_err_set(err, CZK_ENONCANONICAL, "randomness is not a field element (not below r)");
     size_t n = doc ? json_array_size(json_object_get(doc, "vanilla_proofs")) : o->nfiles;
-    size_t max = winning ? CZK_WINNING_POST_SECTOR_COUNT : s ? 0 : p.sector_count;
+    size_t max = winning ? CZK_POST_WINNING_SECTOR_COUNT : s ? 0 : p.sector_count;
     if (!s && (n == 0 || n > max))
         s = czk_err_set(err, CZK_EINVAL, "%zu sector proofs, a %s %s takes 1..%zu", n,
                         czk_post_proof_name(proof), winning ? "proof" : "partition", max);

@@ -21,6 +21,7 @@
 #include "czk/gpu.h"
 #include "czk/log.h"
 #include "czk/post.h"
+#include "czk/seal_proof.h"
 #include "engine/engine_internal.h"
 
 #include <inttypes.h>

@@ -10,15 +10,15 @@
 #include "e2e/fil_prove_util.h"
 
 #include "czk/porep_vanilla.h"
-#include "czk/seal.h"
+#include "czk/sector.h"
 
 /* The job of a C1, its JSON sent as is or inside cuzk's envelope. */
-static czk_fil_job *fp_porep_job(const czk_c1_output *c1, bool envelope, uint64_t sector_size)
+static czk_fil_job *fp_porep_job(const czk_porep_c1_output *c1, bool envelope, uint64_t sector_size)
 {
     czk_err err;
     uint8_t *json = NULL, *env = NULL;
     size_t len = 0, env_len = 0;
-    CHECK_STATUS(czk_c1_write_json(c1, &json, &len, &err), CZK_OK);
+    CHECK_STATUS(czk_porep_c1_write_json(c1, &json, &len, &err), CZK_OK);
     if (json == NULL) return NULL;
     czk_fil_job_input in;
     memset(&in, 0, sizeof in);
@@ -27,7 +27,7 @@ static czk_fil_job *fp_porep_job(const czk_c1_output *c1, bool envelope, uint64_
     in.vanilla_proof = json;
     in.vanilla_proof_len = len;
     if (envelope) {
-        CHECK_STATUS(czk_cuzk_envelope_encode(json, len, 1, sector_size, &env, &env_len, &err),
+        CHECK_STATUS(czk_porep_envelope_encode(json, len, 1, sector_size, &env, &env_len, &err),
                      CZK_OK);
         in.vanilla_proof = env;
         in.vanilla_proof_len = env_len;
@@ -64,10 +64,10 @@ static void fp_porep_sealed_and_fixture(czk_seal_proof proof, const char *circui
     czk_err err;
 
     /* A sealed sector: random data (each node a canonical Fr), miner 1000, sector 7. */
-    czk_seal_input si;
+    czk_sector_seal_input si;
     memset(&si, 0, sizeof si);
     si.proof = proof;
-    czk_prover_id_from_actor(si.prover_id, 1000);
+    czk_seal_prover_id_from_actor(si.prover_id, 1000);
     si.sector_id = 7;
     czk_test_rand_bytes(si.ticket, 32);
     si.ticket[31] &= 0x3f;
@@ -77,7 +77,7 @@ static void fp_porep_sealed_and_fixture(czk_seal_proof proof, const char *circui
     si.data = data;
     czk_sector *sec = NULL;
     CHECK_STATUS(czk_sector_seal(&sec, &si, pool, &err), CZK_OK);
-    czk_c1_output *c1 = NULL, *fx = NULL;
+    czk_porep_c1_output *c1 = NULL, *fx = NULL;
     uint8_t seed[32];
     czk_test_rand_bytes(seed, 32);
     if (sec != NULL)
@@ -90,8 +90,8 @@ static void fp_porep_sealed_and_fixture(czk_seal_proof proof, const char *circui
     fp_porep_prove_one(jf, js, &k, pool);
     czk_fil_job_destroy(js);
     czk_fil_job_destroy(jf);
-    czk_c1_output_free(c1);
-    czk_c1_output_free(fx);
+    czk_porep_c1_output_free(c1);
+    czk_porep_c1_output_free(fx);
     czk_sector_destroy(sec);
     czk_free(data);
     fp_keys_free(&k);

@@ -11,7 +11,7 @@
  */
 #include "e2e/fil_prove_util.h"
 
-#include "czk/snap_post_vanilla.h"
+#include "czk/post_vanilla.h"
 
 static czk_pool *pool;
 

@@ -2,7 +2,8 @@
  * (FallbackPoStSectorProof); the first byte picks the parser. A parse that succeeds must
  * write back to the same bytes (bincode has one encoding per value). */
 #include "czk/alloc.h"
-#include "czk/vanilla.h"
+#include "czk/post_vanilla.h"
+#include "czk/snap_vanilla.h"
 
 #include <stdint.h>
 #include <stdlib.h>

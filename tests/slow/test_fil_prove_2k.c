@@ -11,7 +11,7 @@
  * fails against another request's inputs or with one input changed.
  */
 #include "e2e/fil_prove_porep.h"
-#include "czk/snap_post_vanilla.h"
+#include "czk/snap_vanilla.h"
 
 static czk_pool *pool;
 

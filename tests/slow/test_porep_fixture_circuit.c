@@ -24,7 +24,7 @@ static bool to_path(const czk_vanilla_merkle_proof *mp, czk_merkle_path *path)
 }
 
 /* EVAL of one challenge: −1 when every row holds, the first bad row, or −2. */
-static long eval_one(const czk_c1_output *c1, const czk_porep_vanilla_proof *v,
+static long eval_one(const czk_porep_c1_output *c1, const czk_porep_vanilla_proof *v,
                      czk_seal_proof proof, bool tamper)
 {
     czk_err err;
@@ -112,19 +112,19 @@ static void test_production_fixtures(void)
                                             CZK_SEAL_StackedDrg64GiBV1};
     for (size_t t = 0; t < 3; t++) {
         czk_err err;
-        czk_c1_output *c1 = NULL;
+        czk_porep_c1_output *c1 = NULL;
         CHECK_STATUS(czk_porep_fixture(&c1, proofs[t], czk_test_rand64(), NULL, &err), CZK_OK);
         if (!c1) continue;
         czk_status st = czk_porep_c1_verify(c1, proofs[t], 0, &err);
         CHECK_MSG(st == CZK_OK, "%s: %s", czk_seal_proof_name(proofs[t]), err.msg);
         if (t == 2) {
-            czk_c1_output_free(c1);
+            czk_porep_c1_output_free(c1);
             continue;
         }
         const czk_porep_vanilla_proof *v = &c1->vanilla_proofs[c1->npartitions - 1][0];
         CHECK(eval_one(c1, v, proofs[t], false) == -1);
         if (t == 0) CHECK(eval_one(c1, v, proofs[t], true) >= 0);
-        czk_c1_output_free(c1);
+        czk_porep_c1_output_free(c1);
     }
 }
 

@@ -26,7 +26,7 @@
 #include "czk/pool.h"
 #include "czk/porep.h"
 #include "czk/porep_vanilla.h"
-#include "czk/snap_post_vanilla.h"
+#include "czk/snap_vanilla.h"
 #include "czk/vanilla.h"
 #include "czk_test.h"
 
@@ -443,7 +443,7 @@ static bool to_path(const czk_vanilla_merkle_proof *mp, czk_merkle_path *path)
 }
 
 /* The witness of partition 0 with `n` challenges: the fixture's, repeated in turn. */
-static czk_porep_challenge *witness_of(const czk_c1_output *c1, const czk_porep_config *cfg,
+static czk_porep_challenge *witness_of(const czk_porep_c1_output *c1, const czk_porep_config *cfg,
                                        unsigned n, czk_porep_witness *w)
 {
     const czk_porep_vanilla_proof *vp = c1->vanilla_proofs[0];
@@ -524,7 +524,7 @@ static long porep_compare(const czk_porep_circuit_ctx *ctx, const czk_cs_counts 
 static void porep_size(czk_seal_proof proof, unsigned nch)
 {
     czk_err err;
-    czk_c1_output *c1 = NULL;
+    czk_porep_c1_output *c1 = NULL;
     CHECK_STATUS(czk_porep_fixture(&c1, proof, czk_test_rand64(), g_pool, &err), CZK_OK);
     if (c1 == NULL) return;
     czk_porep_circuit_ctx ctx;
@@ -548,7 +548,7 @@ static void porep_size(czk_seal_proof proof, unsigned nch)
         CHECK(porep_compare(&ctx, &n, "porep, bad value") == -2);
     }
     czk_free(ch);
-    czk_c1_output_free(c1);
+    czk_porep_c1_output_free(c1);
 }
 
 static void test_porep_2k(void)
@@ -634,13 +634,13 @@ static void test_snap(void)
 static void test_fil_job(void)
 {
     czk_err err;
-    czk_c1_output *c1 = NULL;
+    czk_porep_c1_output *c1 = NULL;
     CHECK_STATUS(czk_porep_fixture(&c1, CZK_SEAL_StackedDrg2KiBV1_1, czk_test_rand64(), NULL, &err),
                  CZK_OK);
     if (c1 == NULL) return;
     uint8_t *json = NULL;
     size_t len = 0;
-    CHECK_STATUS(czk_c1_write_json(c1, &json, &len, &err), CZK_OK);
+    CHECK_STATUS(czk_porep_c1_write_json(c1, &json, &len, &err), CZK_OK);
     czk_fil_job_input in;
     memset(&in, 0, sizeof in);
     in.kind = CZK_FIL_POREP;
@@ -655,7 +655,7 @@ static void test_fil_job(void)
         czk_fil_job_destroy(j);
     }
     czk_free(json);
-    czk_c1_output_free(c1);
+    czk_porep_c1_output_free(c1);
 }
 
 int main(void)

@@ -20,7 +20,7 @@
 #include "czk/groth16.h"
 #include "czk/log.h"
 #include "czk/post.h"
-#include "czk/snap_post_vanilla.h"
+#include "czk/post_vanilla.h"
 #include "czk_test.h"
 
 #include <pthread.h>

@@ -2,14 +2,15 @@
  * The Filecoin job layer (czk/fil_job.h): parameter file names against the published
  * parameters.json, circuit ids, and the rejection of bad requests with the right status
  * and a message naming the field, partition and challenge. Valid requests come from the
- * synthetic fixtures of czk/porep_vanilla.h and czk/snap_post_vanilla.h.
+ * synthetic fixtures of czk/porep_vanilla.h, czk/snap_vanilla.h and czk/post_vanilla.h.
  */
 #include "czk_test.h"
 
 #include "czk/alloc.h"
 #include "czk/fil_job.h"
 #include "czk/porep_vanilla.h"
-#include "czk/snap_post_vanilla.h"
+#include "czk/post_vanilla.h"
+#include "czk/snap_vanilla.h"
 
 /*
  * The published names: rust-fil-proofs parameters.json (commit 87348a74, the file every
@@ -158,11 +159,11 @@ static void test_shapes(void)
 /* PoRep                                                                                */
 /* ------------------------------------------------------------------------------------ */
 
-static uint8_t *fixture_json(czk_c1_output *c1, size_t *len)
+static uint8_t *fixture_json(czk_porep_c1_output *c1, size_t *len)
 {
     uint8_t *json = NULL;
     czk_err err;
-    CHECK_STATUS(czk_c1_write_json(c1, &json, len, &err), CZK_OK);
+    CHECK_STATUS(czk_porep_c1_write_json(c1, &json, len, &err), CZK_OK);
     return json;
 }
 
@@ -178,7 +179,7 @@ static void porep_input(czk_fil_job_input *in, const uint8_t *json, size_t len)
 static void test_porep(void)
 {
     czk_err err;
-    czk_c1_output *c1 = NULL;
+    czk_porep_c1_output *c1 = NULL;
     CHECK_STATUS(czk_porep_fixture(&c1, CZK_SEAL_StackedDrg2KiBV1_1, czk_test_rand64(), NULL, &err),
                  CZK_OK);
     if (c1 == NULL) return;
@@ -216,7 +217,7 @@ static void test_porep(void)
     /* The same C1 inside cuzk's envelope, and with a contradicting SectorSize. */
     uint8_t *env = NULL;
     size_t env_len = 0;
-    CHECK_STATUS(czk_cuzk_envelope_encode(json, len, 7, 2048, &env, &env_len, &err), CZK_OK);
+    CHECK_STATUS(czk_porep_envelope_encode(json, len, 7, 2048, &env, &env_len, &err), CZK_OK);
     czk_fil_job_input ein;
     porep_input(&ein, env, env_len);
     ein.sector_size = 2048;
@@ -224,7 +225,7 @@ static void test_porep(void)
     CHECK_STATUS(czk_fil_job_create(&j, &ein, &err), CZK_OK);
     czk_fil_job_destroy(j);
     czk_free(env);
-    CHECK_STATUS(czk_cuzk_envelope_encode(json, len, 7, 8 << 20, &env, &env_len, &err), CZK_OK);
+    CHECK_STATUS(czk_porep_envelope_encode(json, len, 7, 8 << 20, &env, &env_len, &err), CZK_OK);
     porep_input(&ein, env, env_len);
     expect_fail(&ein, CZK_EINVAL, "SectorSize", NULL);
     czk_free(env);
@@ -281,7 +282,7 @@ static void test_porep(void)
     c1->vanilla_proofs[0][0].comm_d_proofs.leaf[0] ^= 1;
 
     czk_free(json);
-    czk_c1_output_free(c1);
+    czk_porep_c1_output_free(c1);
 }
 
 /* ------------------------------------------------------------------------------------ */

@@ -25,10 +25,12 @@
  *     trips with offsets; the sizes of padding.rs.
  */
 #include "czk/bls12_381.h"
-#include "czk/filecoin.h"
+#include "czk/comm.h"
+#include "czk/fr32.h"
 #include "czk/merkle.h"
 #include "czk/pool.h"
 #include "czk/poseidon.h"
+#include "czk/seal_proof.h"
 #include "czk_test.h"
 #include "hash/poseidon_internal.h"
 
@@ -223,27 +225,27 @@ static const char *const PIECE_COMMS[] = {
 static void test_zero_ladder(void)
 {
     uint8_t z[32], zero[32] = {0};
-    CHECK_STATUS(czk_zero_comm(z, 0), CZK_OK);
+    CHECK_STATUS(czk_comm_zero(z, 0), CZK_OK);
     CHECK_MEM(z, zero, 32);
     /* docs/formats.md §5.6 (also curio lib/proof/treed_build_test.go). */
-    CHECK_STATUS(czk_zero_comm(z, 1), CZK_OK);
+    CHECK_STATUS(czk_comm_zero(z, 1), CZK_OK);
     CHECK(eq_hex(z, "f5a5fd42d16a20302798ef6ed309979b43003d2320d9f0e8ea9831a92759fb0b"));
     for (unsigned i = 0; i < NPIECE_COMMS; i++) {
-        CHECK_STATUS(czk_zero_comm(z, i + 2), CZK_OK);
+        CHECK_STATUS(czk_comm_zero(z, i + 2), CZK_OK);
         CHECK_MSG(eq_hex(z, PIECE_COMMS[i]), "zero piece of 2^%u bytes", i + 7);
         CHECK_STATUS(czk_comm_d_zero(z, UINT64_C(1) << (i + 7), NULL), CZK_OK);
         CHECK(eq_hex(z, PIECE_COMMS[i]));
     }
     /* Beyond the table: each level is the hash of the previous one twice. */
     uint8_t prev[32], want[32];
-    CHECK_STATUS(czk_zero_comm(prev, 0), CZK_OK);
+    CHECK_STATUS(czk_comm_zero(prev, 0), CZK_OK);
     for (unsigned k = 1; k < 64; k++) {
         ref_sha_node(want, prev, prev);
-        CHECK_STATUS(czk_zero_comm(z, k), CZK_OK);
+        CHECK_STATUS(czk_comm_zero(z, k), CZK_OK);
         CHECK_MEM(z, want, 32);
         memcpy(prev, z, 32);
     }
-    CHECK_STATUS(czk_zero_comm(z, 64), CZK_EINVAL);
+    CHECK_STATUS(czk_comm_zero(z, 64), CZK_EINVAL);
     /* rust-fil-proofs filecoin-proofs/tests/pieces.rs test_compute_comm_d_empty. */
     static const uint8_t comm_d_2k[32] = {252, 126, 146, 130, 150, 229, 22,  250, 173, 233, 134,
                                           178, 143, 146, 212, 74,  79,  36,  185, 53,  72,  82,
@@ -278,7 +280,7 @@ static void test_comm_p_vectors(void)
      * zero-padded to that size (ZeroPadPieceCommitment), i.e. followed by zero pieces of
      * 128 and 256 bytes. (compute_comm_d does not pad up to the sector by itself: a
      * lone piece is its own comm_d.) */
-    czk_piece_info pi[3] = {{.padded_size = 128}, {.padded_size = 128}, {.padded_size = 256}};
+    czk_comm_piece_info pi[3] = {{.padded_size = 128}, {.padded_size = 128}, {.padded_size = 256}};
     memcpy(pi[0].comm_p, c, 32);
     CHECK_STATUS(czk_comm_d_from_pieces(d, 512, pi, 1, NULL), CZK_OK);
     CHECK_MEM(d, c, 32);
@@ -338,7 +340,7 @@ static void test_comm_d_live_sector(void)
         {"822aa5f6b6ca27c97dcdeaca0042b16dc78e0f69fdfb79fe44045e152c242d25", 256 << 20},
         {"7912d5f773a1f19d772aef76abebbd9e044430ea66d2555cff103b9c345dbf3d", 512 << 20},
     };
-    czk_piece_info pi[12];
+    czk_comm_piece_info pi[12];
     for (int i = 0; i < 10; i++) {
         hex_to_bytes(pi[i].comm_p, pieces[i].comm, 32);
         pi[i].padded_size = pieces[i].size;
@@ -356,9 +358,9 @@ static void test_comm_d_live_sector(void)
     uint8_t ten[32];
     CHECK_STATUS(czk_comm_d_from_pieces(ten, g32, pi, 10, NULL), CZK_OK);
     CHECK(memcmp(ten, d, 32) != 0); /* an 8 GiB root, not the sector's */
-    czk_piece_info two[2] = {{.padded_size = UINT64_C(8) << 30}, pi[10]};
+    czk_comm_piece_info two[2] = {{.padded_size = UINT64_C(8) << 30}, pi[10]};
     memcpy(two[0].comm_p, ten, 32);
-    czk_piece_info three[2] = {{.padded_size = UINT64_C(16) << 30}, pi[11]};
+    czk_comm_piece_info three[2] = {{.padded_size = UINT64_C(16) << 30}, pi[11]};
     CHECK_STATUS(czk_comm_d_from_pieces(three[0].comm_p, g32, two, 2, NULL), CZK_OK);
     CHECK_STATUS(czk_comm_d_from_pieces(ten, g32, three, 2, NULL), CZK_OK);
     CHECK_MEM(ten, d, 32);
@@ -369,13 +371,13 @@ static void test_comm_d_live_sector(void)
     pi[0].padded_size = 64;
     CHECK_STATUS(czk_comm_d_from_pieces(d, g32, pi, 12, NULL), CZK_EINVAL);
     CHECK_STATUS(czk_comm_d_from_pieces(d, 1000, pi, 1, NULL), CZK_EINVAL);
-    czk_piece_info many[5];
-    for (int i = 0; i < 5; i++) many[i] = (czk_piece_info){.padded_size = 128};
+    czk_comm_piece_info many[5];
+    for (int i = 0; i < 5; i++) many[i] = (czk_comm_piece_info){.padded_size = 128};
     CHECK_STATUS(czk_comm_d_from_pieces(d, 512, many, 4, NULL), CZK_OK);
     CHECK_STATUS(czk_comm_d_from_pieces(d, 512, many, 5, NULL), CZK_EINVAL);
 }
 
-static void piece(czk_piece_info *p, uint8_t fill, uint64_t units)
+static void piece(czk_comm_piece_info *p, uint8_t fill, uint64_t units)
 {
     memset(p->comm_p, fill, 32);
     p->padded_size = 128 * units;
@@ -385,7 +387,7 @@ static void test_comm_d_rust_pieces(void)
 {
     /* rust-fil-proofs tests/pieces.rs test_verify_simple_pieces: four 127-byte pieces
      * a..d under e = H(a,b), f = H(c,d), g = H(e,f); every grouping gives g. */
-    czk_piece_info a, b, c, d, e, f, g;
+    czk_comm_piece_info a, b, c, d, e, f, g;
     czk_test_rand_bytes(a.comm_p, 32);
     czk_test_rand_bytes(b.comm_p, 32);
     czk_test_rand_bytes(c.comm_p, 32);
@@ -396,7 +398,7 @@ static void test_comm_d_rust_pieces(void)
     ref_sha_node(g.comm_p, e.comm_p, f.comm_p);
     e.padded_size = f.padded_size = 256;
     g.padded_size = 512;
-    czk_piece_info l1[] = {a, b, c, d}, l2[] = {e, c, d}, l3[] = {e, f}, l4[] = {a, b, f},
+    czk_comm_piece_info l1[] = {a, b, c, d}, l2[] = {e, c, d}, l3[] = {e, f}, l4[] = {a, b, f},
                    l5[] = {g};
     uint8_t r[32];
     CHECK_STATUS(czk_comm_d_from_pieces(r, 512, l1, 4, NULL), CZK_OK);
@@ -413,13 +415,13 @@ static void test_comm_d_rust_pieces(void)
     /* test_verify_padded_pieces: pieces A(1) B(4) C(2) D(8) (in 128-byte units) in a
      * 32-unit sector lay out as A P P P B B B B C C P P P P P P D×8 P×8 (P = zero piece):
      * build that layout's tree directly, unit by unit, and compare. */
-    czk_piece_info pcs[4];
+    czk_comm_piece_info pcs[4];
     piece(&pcs[0], 1, 1);
     piece(&pcs[1], 2, 4);
     piece(&pcs[2], 3, 2);
     piece(&pcs[3], 4, 8);
     uint8_t p1[32], p2[32], p4[32], p8[32];
-    CHECK_STATUS(czk_zero_comm(p1, 2), CZK_OK);
+    CHECK_STATUS(czk_comm_zero(p1, 2), CZK_OK);
     ref_sha_node(p2, p1, p1);
     ref_sha_node(p4, p2, p2);
     ref_sha_node(p8, p4, p4);
@@ -851,8 +853,9 @@ static void test_fr32_vectors(void)
     CHECK(czk_fr32_padded_size(UINT64_C(34359738368) / 128 * 127) == UINT64_C(34359738368));
     CHECK(czk_fr32_unpadded_size(UINT64_C(1) << 36) == (UINT64_C(1) << 36) / 128 * 127);
     CHECK(czk_fr32_padded_size(0) == 0 && czk_fr32_pad_output_size(0) == 0);
-    CHECK(czk_piece_size_valid(128) && czk_piece_size_valid(UINT64_C(1) << 36));
-    CHECK(!czk_piece_size_valid(64) && !czk_piece_size_valid(384) && !czk_piece_size_valid(0));
+    CHECK(czk_comm_piece_size_valid(128) && czk_comm_piece_size_valid(UINT64_C(1) << 36));
+    CHECK(!czk_comm_piece_size_valid(64) && !czk_comm_piece_size_valid(384) &&
+          !czk_comm_piece_size_valid(0));
 }
 
 static void test_fr32_random(void)

@@ -16,12 +16,13 @@
  */
 #include "czk/alloc.h"
 #include "czk/cs.h"
-#include "czk/filecoin.h"
 #include "czk/gadgets.h"
 #include "czk/merkle.h"
 #include "czk/pce.h"
 #include "czk/pool.h"
 #include "czk/porep.h"
+#include "czk/sdr.h"
+#include "czk/seal_proof.h"
 #include "czk_test.h"
 
 #include <inttypes.h>

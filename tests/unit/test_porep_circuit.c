@@ -14,11 +14,13 @@
  */
 #include "czk/alloc.h"
 #include "czk/circuits.h"
+#include "czk/comm.h"
 #include "czk/cs.h"
-#include "czk/filecoin.h"
 #include "czk/merkle.h"
 #include "czk/porep.h"
 #include "czk/poseidon.h"
+#include "czk/sdr.h"
+#include "czk/seal_proof.h"
 #include "czk_test.h"
 
 static bool count(const czk_porep_config *cfg, czk_cs_counts *out)

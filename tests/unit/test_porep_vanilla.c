@@ -4,7 +4,7 @@
  *     indexes (rust-fil-proofs fil-proofs-bin/Justfile); the three features against fixed
  *     vectors and, on fresh random inputs each run, tests/unit/porep_challenges_ref.py (a clean-room Python port:
  *     hashlib SHA-256 / BLAKE2b and an RFC 8439 ChaCha20 of its own).
- *   - A sealed 2 KiB and 8 MiB sector → C1: czk_c1_check and czk_porep_c1_verify accept
+ *   - A sealed 2 KiB and 8 MiB sector → C1: czk_porep_c1_check and czk_porep_c1_verify accept
  *     it, every labeling proof's parents equal the sector's own labels (czk_sdr_label_parents,
  *     independent of the C1's columns), the JSON writes, parses and writes back identically;
  *     a tampered sibling, label parent, label or seed fails naming partition and challenge.
@@ -16,14 +16,15 @@
 #include "czk/alloc.h"
 #include "czk/bls12_381.h"
 #include "czk/cs.h"
-#include "czk/filecoin.h"
 #include "czk/pool.h"
 #include "czk/porep.h"
 #include "czk/porep_vanilla.h"
-#include "czk/seal.h"
+#include "czk/sdr.h"
+#include "czk/seal_proof.h"
+#include "czk/sector.h"
 #include "czk/vanilla.h"
 #include "czk_test.h"
-#include "filecoin/porep_vanilla_internal.h"
+#include "filecoin/vanilla/porep_vanilla_internal.h"
 
 #include <stdio.h>
 #include <time.h>
@@ -198,9 +199,9 @@ static void test_challenges_python(void)
         to_hex(rh, r, 32);
         to_hex(sh, s, 32);
         to_hex(ch, c, 32);
-        const char *feat = info->feature == CZK_POREP_INTERACTIVE ? "interactive"
-                           : info->feature == CZK_POREP_SYNTHETIC ? "synthetic"
-                                                                  : "ni";
+        const char *feat = info->feature == CZK_SEAL_FEATURE_INTERACTIVE ? "interactive"
+                           : info->feature == CZK_SEAL_FEATURE_SYNTHETIC ? "synthetic"
+                                                                         : "ni";
         snprintf(cmd, sizeof cmd, "python3 %s/tests/unit/porep_challenges_ref.py %s %llu %u %u %s %s %s",
                  CZK_SOURCE_DIR, feat, (unsigned long long)info->nodes,
                  info->challenges_per_partition, k, rh, sh, ch);
@@ -238,7 +239,7 @@ static bool to_path(const czk_vanilla_merkle_proof *mp, czk_merkle_path *path)
     return czk_vanilla_to_path(mp, path, &leaf, &err) == CZK_OK;
 }
 
-static czk_porep_challenge *witness_of(const czk_c1_output *c1, size_t k, unsigned layers,
+static czk_porep_challenge *witness_of(const czk_porep_c1_output *c1, size_t k, unsigned layers,
                                        czk_porep_witness *w)
 {
     size_t n = c1->challenge_counts[k];
@@ -271,7 +272,7 @@ static czk_porep_challenge *witness_of(const czk_c1_output *c1, size_t k, unsign
 
 /* Synthesize partition k in EVAL mode: −1 when every row holds, else the first bad row
  * (−2 when synthesis itself failed). */
-static long eval_partition(const czk_c1_output *c1, size_t k, czk_seal_proof proof,
+static long eval_partition(const czk_porep_c1_output *c1, size_t k, czk_seal_proof proof,
                            void (*tamper)(czk_porep_challenge *))
 {
     czk_err err;
@@ -363,8 +364,9 @@ static czk_sector *seal_random(czk_seal_proof proof, uint8_t ticket[32])
     uint8_t *data = czk_malloc(info->sector_size);
     czk_test_rand_bytes(data, info->sector_size);
     for (uint64_t i = 0; i < info->nodes; i++) data[32 * i + 31] &= 0x3f;
-    czk_seal_input in = {.proof = proof, .sector_id = czk_test_rand64() % 1000000, .data = data};
-    czk_prover_id_from_actor(in.prover_id, 1000 + czk_test_rand64() % 1000);
+    czk_sector_seal_input in = {
+        .proof = proof, .sector_id = czk_test_rand64() % 1000000, .data = data};
+    czk_seal_prover_id_from_actor(in.prover_id, 1000 + czk_test_rand64() % 1000);
     czk_test_rand_bytes(in.ticket, 32);
     memcpy(ticket, in.ticket, 32);
     czk_sector *s = NULL;
@@ -387,7 +389,7 @@ static void check_sector_c1(czk_seal_proof proof, bool with_circuit)
     if (!s) return;
     double t1 = now_s();
     czk_test_rand_bytes(seed, 32);
-    czk_c1_output *c1 = NULL;
+    czk_porep_c1_output *c1 = NULL;
     czk_err err;
     CHECK_STATUS(czk_porep_c1_from_sector(&c1, s, ticket, seed, g_pool, &err), CZK_OK);
     if (!c1) {
@@ -397,13 +399,13 @@ static void check_sector_c1(czk_seal_proof proof, bool with_circuit)
     double t2 = now_s();
     const czk_seal_proof_info *info = czk_seal_proof_get(proof);
     printf("  %s: seal %.2f s, C1 %.3f s\n", info->name, t1 - t0, t2 - t1);
-    czk_status st = czk_c1_check(c1, proof, &err);
+    czk_status st = czk_porep_c1_check(c1, proof, &err);
     CHECK_MSG(st == CZK_OK, "c1_check: %s", err.msg);
     st = czk_porep_c1_verify(c1, proof, 0, &err);
     CHECK_MSG(st == CZK_OK, "c1_verify: %s", err.msg);
 
     /* Fields against the sector and the challenge rule. */
-    czk_seal_comms cm;
+    czk_sector_seal_comms cm;
     czk_sector_comms(s, &cm);
     CHECK_MEM(c1->comm_d, cm.comm_d, 32);
     CHECK_MEM(c1->comm_r, cm.comm_r, 32);
@@ -432,14 +434,14 @@ static void check_sector_c1(czk_seal_proof proof, bool with_circuit)
     /* JSON: write, parse, write back identically; the parsed C1 verifies. */
     uint8_t *json = NULL, *again = NULL;
     size_t len = 0, len2 = 0;
-    CHECK_STATUS(czk_c1_write_json(c1, &json, &len, &err), CZK_OK);
-    czk_c1_output *back = NULL;
-    CHECK_STATUS(czk_c1_parse_json(&back, json, len, &err), CZK_OK);
+    CHECK_STATUS(czk_porep_c1_write_json(c1, &json, &len, &err), CZK_OK);
+    czk_porep_c1_output *back = NULL;
+    CHECK_STATUS(czk_porep_c1_parse_json(&back, json, len, &err), CZK_OK);
     if (back) {
         CHECK_STATUS(czk_porep_c1_verify(back, proof, 0, &err), CZK_OK);
-        CHECK_STATUS(czk_c1_write_json(back, &again, &len2, &err), CZK_OK);
+        CHECK_STATUS(czk_porep_c1_write_json(back, &again, &len2, &err), CZK_OK);
         CHECK(len2 == len && again && memcmp(again, json, len) == 0);
-        czk_c1_output_free(back);
+        czk_porep_c1_output_free(back);
     }
     czk_free(json);
     czk_free(again);
@@ -489,11 +491,10 @@ static void check_sector_c1(czk_seal_proof proof, bool with_circuit)
         memcpy(c1->seed, seed_save, 32);
         c1->seed[0] ^= (uint8_t)tweak;
         seed_st = czk_porep_c1_verify(c1, proof, 0, &err);
-        if (info->feature == CZK_POREP_NON_INTERACTIVE)
-            break;
+        if (info->feature == CZK_SEAL_FEATURE_NON_INTERACTIVE) break;
     }
-    CHECK_STATUS(seed_st, info->feature == CZK_POREP_NON_INTERACTIVE ? CZK_OK : CZK_EVERIFY);
-    if (info->feature != CZK_POREP_NON_INTERACTIVE)
+    CHECK_STATUS(seed_st, info->feature == CZK_SEAL_FEATURE_NON_INTERACTIVE ? CZK_OK : CZK_EVERIFY);
+    if (info->feature != CZK_SEAL_FEATURE_NON_INTERACTIVE)
         CHECK_MSG(contains(err.msg, "partition 0 challenge ") && contains(err.msg, "seed"), "%s",
                   err.msg);
     CHECK_STATUS(czk_porep_c1_verify(c1, proof, CZK_POREP_VERIFY_ANY_CHALLENGES, &err), CZK_OK);
@@ -505,7 +506,7 @@ static void check_sector_c1(czk_seal_proof proof, bool with_circuit)
         CHECK(eval_partition(c1, 0, proof, tamper_parent_label) >= 0);
         CHECK(eval_partition(c1, 0, proof, tamper_data_leaf) >= 0);
     }
-    czk_c1_output_free(c1);
+    czk_porep_c1_output_free(c1);
     czk_sector_destroy(s);
 }
 
@@ -546,7 +547,7 @@ static void test_fixtures(void)
         const czk_seal_proof_info *info = czk_seal_proof_get(proofs[t]);
         uint64_t seed = czk_test_rand64();
         double t0 = now_s();
-        czk_c1_output *c1 = NULL;
+        czk_porep_c1_output *c1 = NULL;
         CHECK_STATUS(czk_porep_fixture(&c1, proofs[t], seed, g_pool, &err), CZK_OK);
         double t1 = now_s();
         if (!c1) continue;
@@ -554,45 +555,46 @@ static void test_fixtures(void)
         CHECK_MSG(st == CZK_OK, "%s fixture: %s", info->name, err.msg);
         printf("  %s fixture: %.2f s, verify %.2f s\n", info->name, t1 - t0, now_s() - t1);
         /* Deterministic in (proof, seed). */
-        czk_c1_output *again = NULL;
+        czk_porep_c1_output *again = NULL;
         if (info->sector_size <= (8u << 20)) {
             CHECK_STATUS(czk_porep_fixture(&again, proofs[t], seed, NULL, &err), CZK_OK);
             uint8_t *a = NULL, *b = NULL;
             size_t la = 0, lb = 0;
-            CHECK_STATUS(czk_c1_write_json(c1, &a, &la, &err), CZK_OK);
-            if (again) CHECK_STATUS(czk_c1_write_json(again, &b, &lb, &err), CZK_OK);
+            CHECK_STATUS(czk_porep_c1_write_json(c1, &a, &la, &err), CZK_OK);
+            if (again) CHECK_STATUS(czk_porep_c1_write_json(again, &b, &lb, &err), CZK_OK);
             CHECK(la == lb && a && b && memcmp(a, b, la) == 0);
             /* And its JSON parses back into a C1 that verifies and writes identically. */
-            czk_c1_output *back = NULL;
+            czk_porep_c1_output *back = NULL;
             uint8_t *w = NULL;
             size_t lw = 0;
-            if (a) CHECK_STATUS(czk_c1_parse_json(&back, a, la, &err), CZK_OK);
+            if (a) CHECK_STATUS(czk_porep_c1_parse_json(&back, a, la, &err), CZK_OK);
             if (back) {
                 CHECK_STATUS(czk_porep_c1_verify(back, proofs[t], 0, &err), CZK_OK);
-                CHECK_STATUS(czk_c1_write_json(back, &w, &lw, &err), CZK_OK);
+                CHECK_STATUS(czk_porep_c1_write_json(back, &w, &lw, &err), CZK_OK);
                 CHECK(lw == la && w && memcmp(w, a, la) == 0);
-                czk_c1_output_free(back);
+                czk_porep_c1_output_free(back);
             }
             czk_free(w);
             czk_free(a);
             czk_free(b);
-            czk_c1_output_free(again);
+            czk_porep_c1_output_free(again);
         }
-        czk_c1_output_free(c1);
+        czk_porep_c1_output_free(c1);
     }
     /* Synthetic and non-interactive fixtures use the interactive challenge rule: they
      * verify except for the challenges. */
     czk_seal_proof other[] = {CZK_SEAL_StackedDrg2KiBV1_1_Feat_SyntheticPoRep,
                               CZK_SEAL_StackedDrg2KiBV1_2_Feat_NonInteractivePoRep};
     for (size_t t = 0; t < 2; t++) {
-        czk_c1_output *c1 = NULL;
+        czk_porep_c1_output *c1 = NULL;
         CHECK_STATUS(czk_porep_fixture(&c1, other[t], 5, g_pool, &err), CZK_OK);
         if (!c1) continue;
         CHECK_STATUS(czk_porep_c1_verify(c1, other[t], CZK_POREP_VERIFY_ANY_CHALLENGES, &err), CZK_OK);
-        czk_c1_output_free(c1);
+        czk_porep_c1_output_free(c1);
     }
-    CHECK_STATUS(czk_porep_fixture(&(czk_c1_output *){NULL}, (czk_seal_proof)55, 1, NULL, &err),
-                 CZK_EINVAL);
+    CHECK_STATUS(
+        czk_porep_fixture(&(czk_porep_c1_output *){NULL}, (czk_seal_proof)55, 1, NULL, &err),
+        CZK_EINVAL);
 }
 
 /* 2 KiB and 8 MiB (18-level tree_d, 6-level tree_c paths), current and legacy graph. */
@@ -602,13 +604,13 @@ static void test_fixture_circuit(void)
                                             CZK_SEAL_StackedDrg2KiBV1};
     for (size_t t = 0; t < sizeof proofs / sizeof proofs[0]; t++) {
         czk_err err;
-        czk_c1_output *c1 = NULL;
+        czk_porep_c1_output *c1 = NULL;
         CHECK_STATUS(czk_porep_fixture(&c1, proofs[t], czk_test_rand64(), NULL, &err), CZK_OK);
         if (!c1) continue;
         long bad = eval_partition(c1, 0, proofs[t], NULL);
         CHECK_MSG(bad == -1, "%s fixture: row %ld fails", czk_seal_proof_name(proofs[t]), bad);
         if (t == 0) CHECK(eval_partition(c1, 0, proofs[t], tamper_parent_label) >= 0);
-        czk_c1_output_free(c1);
+        czk_porep_c1_output_free(c1);
     }
 }
 

@@ -11,10 +11,13 @@
  *    storage-proofs-porep/parent_cache.json for 2 KiB and 8 MiB, V1 and V1_1.
  *  - replica_id: Python hashlib, one-off (inputs and outputs below).
  */
-#include "czk/filecoin.h"
+#include "czk/api_version.h"
+#include "czk/parent_cache.h"
 #include "czk/pool.h"
+#include "czk/sdr.h"
+#include "czk/seal_proof.h"
 #include "czk_test.h"
-#include "filecoin/sdr_internal.h"
+#include "filecoin/seal/sdr_internal.h"
 
 #include <math.h>
 #include <openssl/evp.h>
@@ -191,7 +194,7 @@ static void test_registry(void)
         CHECK(info->layers == (prod ? 11u : 2u));
         CHECK(info->challenges_per_partition == (prod ? 18u : 2u));
         if (i >= 15) {
-            CHECK(info->feature == CZK_POREP_NON_INTERACTIVE);
+            CHECK(info->feature == CZK_SEAL_FEATURE_NON_INTERACTIVE);
             CHECK(info->partitions == (prod ? 126u : 13u));
             CHECK(info->min_challenges == (prod ? 2253u : 26u));
         } else {
@@ -240,16 +243,16 @@ static void test_porep_id(void)
 {
     /* registry.rs porep_id: id u64 LE, nonce 0 u64 LE, 16 zero bytes. */
     uint8_t id[32];
-    czk_porep_id(id, CZK_SEAL_StackedDrg2KiBV1);
+    czk_seal_porep_id(id, CZK_SEAL_StackedDrg2KiBV1);
     for (int i = 0; i < 32; i++) CHECK(id[i] == 0);
-    czk_porep_id(id, CZK_SEAL_StackedDrg32GiBV1_1);
+    czk_seal_porep_id(id, CZK_SEAL_StackedDrg32GiBV1_1);
     char hex[65];
     hex_encode(hex, id, 32);
     CHECK(strcmp(hex, "0800000000000000000000000000000000000000000000000000000000000000") == 0);
-    czk_porep_id(id, CZK_SEAL_StackedDrg64GiBV1_2_Feat_NonInteractivePoRep);
+    czk_seal_porep_id(id, CZK_SEAL_StackedDrg64GiBV1_2_Feat_NonInteractivePoRep);
     hex_encode(hex, id, 32);
     CHECK(strcmp(hex, "1300000000000000000000000000000000000000000000000000000000000000") == 0);
-    czk_porep_id(id, CZK_SEAL_StackedDrg512MiBV1_1_Feat_SyntheticPoRep);
+    czk_seal_porep_id(id, CZK_SEAL_StackedDrg512MiBV1_1_Feat_SyntheticPoRep);
     CHECK(id[0] == 12);
 }
 
@@ -266,7 +269,7 @@ static void test_prover_id(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint8_t out[32], want[32] = {0};
         memset(out, 0xee, 32);
-        czk_prover_id_from_actor(out, cases[i].id);
+        czk_seal_prover_id_from_actor(out, cases[i].id);
         hex_decode(want, cases[i].hex, strlen(cases[i].hex) / 2);
         CHECK_MSG(memcmp(out, want, 32) == 0, "actor %" PRIu64, cases[i].id);
     }
@@ -278,11 +281,11 @@ static void test_replica_id(void)
      *   sha256(prover ‖ sector.to_bytes(8,'big') ‖ ticket ‖ comm_d ‖ porep), byte 31 &= 0x3f */
     uint8_t prover[32], ticket[32], comm_d[32], porep[32], out[32];
     char hex[65];
-    czk_prover_id_from_actor(prover, 1000);
+    czk_seal_prover_id_from_actor(prover, 1000);
     for (int i = 0; i < 32; i++) ticket[i] = (uint8_t)i;
     hex_decode(comm_d, "fc7e928296e516faade986b28f92d44a4f24b935485223376a799027bc18f833", 32);
-    czk_porep_id(porep, CZK_SEAL_StackedDrg32GiBV1_1);
-    CHECK_STATUS(czk_replica_id(out, prover, 42, ticket, comm_d, porep, NULL), CZK_OK);
+    czk_seal_porep_id(porep, CZK_SEAL_StackedDrg32GiBV1_1);
+    CHECK_STATUS(czk_seal_replica_id(out, prover, 42, ticket, comm_d, porep, NULL), CZK_OK);
     hex_encode(hex, out, 32);
     CHECK_MSG(strcmp(hex, "009ebda45bef4d85d2173ce5b5543f31872e7781f198a0208fe9e5df5bce4d33") == 0,
               "%s", hex);
@@ -290,9 +293,10 @@ static void test_replica_id(void)
     memset(prover, 0xa5, 32);
     memset(ticket, 0xff, 32);
     memset(comm_d, 0, 32);
-    czk_porep_id(porep, CZK_SEAL_StackedDrg2KiBV1_2_Feat_NonInteractivePoRep);
-    CHECK_STATUS(czk_replica_id(out, prover, 0x0102030405060708ULL, ticket, comm_d, porep, NULL),
-                 CZK_OK);
+    czk_seal_porep_id(porep, CZK_SEAL_StackedDrg2KiBV1_2_Feat_NonInteractivePoRep);
+    CHECK_STATUS(
+        czk_seal_replica_id(out, prover, 0x0102030405060708ULL, ticket, comm_d, porep, NULL),
+        CZK_OK);
     hex_encode(hex, out, 32);
     CHECK_MSG(strcmp(hex, "708d7870c0f857bc92f20a6070c2802af0ad54cb24c701d979ed48f0449d9613") == 0,
               "%s", hex);
@@ -577,7 +581,7 @@ static void test_cache_digests(void)
         /* The file on disk: right size, same digest read back. */
         struct stat st;
         CHECK(stat(path, &st) == 0 && (uint64_t)st.st_size == czk_sdr_graph_nodes(g) * 56);
-        CHECK_STATUS(czk_file_sha256(path, f, NULL), CZK_OK);
+        CHECK_STATUS(czk_parent_cache_file_digest(path, f, NULL), CZK_OK);
         CHECK(memcmp(d, f, 32) == 0);
         /* The streamed digest, on one thread, agrees. */
         CHECK_STATUS(czk_parent_cache_compute_digest(g, NULL, 0, f, NULL), CZK_OK);
@@ -591,7 +595,7 @@ static void test_cache_digests(void)
     CHECK(rmdir(sub) == 0);
     CHECK(rmdir(dir) == 0);
     uint8_t d[32];
-    CHECK_STATUS(czk_file_sha256("/nonexistent/czk", d, NULL), CZK_ENOENT);
+    CHECK_STATUS(czk_parent_cache_file_digest("/nonexistent/czk", d, NULL), CZK_ENOENT);
 }
 
 int main(void)

@@ -1,5 +1,5 @@
 /*
- * SDR labelling and sealing (czk/seal.h).
+ * SDR labelling and sealing (czk/sdr.h, czk/sector.h).
  *
  * References, none of them this code's own output:
  *  - rust-fil-proofs' labelling known answers: storage-proofs-porep/tests/
@@ -17,14 +17,18 @@
  * was found (rust-fil-proofs' seal_regression_records use random data; lotus, curio and
  * filecoin-ffi seal random data too), so comm_r rests on the Python port.
  */
+#include "czk/api_version.h"
 #include "czk/bls12_381.h"
-#include "czk/filecoin.h"
+#include "czk/comm.h"
+#include "czk/fr32.h"
 #include "czk/merkle.h"
 #include "czk/pool.h"
 #include "czk/poseidon.h"
-#include "czk/seal.h"
+#include "czk/sdr.h"
+#include "czk/seal_proof.h"
+#include "czk/sector.h"
 #include "czk_test.h"
-#include "filecoin/seal_internal.h"
+#include "filecoin/seal/seal_internal.h"
 
 static czk_pool *pool2, *pool4;
 
@@ -337,11 +341,11 @@ static const struct {
      "29727e365fd6865b9841aa80927e7997a5d9826dd935756334f927f35acf3636"},
 };
 
-static void ref_input(czk_seal_input *in, uint8_t *data, size_t v)
+static void ref_input(czk_sector_seal_input *in, uint8_t *data, size_t v)
 {
     memset(in, 0, sizeof *in);
     in->proof = ref2k[v].proof;
-    czk_prover_id_from_actor(in->prover_id, 1000);
+    czk_seal_prover_id_from_actor(in->prover_id, 1000);
     in->sector_id = ref2k[v].sector_id;
     for (int i = 0; i < 32; i++) in->ticket[i] = (uint8_t)(i + 1);
     if (ref2k[v].pattern) {
@@ -358,7 +362,7 @@ static void ref_input(czk_seal_input *in, uint8_t *data, size_t v)
 static void check_paths(const czk_sector *s, int count)
 {
     const czk_seal_proof_info *info = czk_sector_info(s);
-    czk_seal_comms c;
+    czk_sector_seal_comms c;
     czk_sector_comms(s, &c);
     static czk_merkle_path path;
     for (int t = 0; t < count; t++) {
@@ -399,7 +403,7 @@ static void check_paths(const czk_sector *s, int count)
 static void test_seal_2k_reference(void)
 {
     for (size_t v = 0; v < sizeof ref2k / sizeof ref2k[0]; v++) {
-        czk_seal_input in;
+        czk_sector_seal_input in;
         uint8_t data[2048];
         ref_input(&in, data, v);
         czk_pool *pools[2] = {NULL, pool2};
@@ -408,7 +412,7 @@ static void test_seal_2k_reference(void)
             czk_err err;
             CHECK_STATUS(czk_sector_seal(&s, &in, pools[p], &err), CZK_OK);
             if (s == NULL) continue;
-            czk_seal_comms c;
+            czk_sector_seal_comms c;
             czk_sector_comms(s, &c);
             uint8_t want[32], lab[32];
 #define CMP(field, expr)                                                                           \
@@ -451,13 +455,13 @@ static const char *const ref8m[5] = {
  * paths verify, labels match OpenSSL. */
 static void test_seal_8m_zero(void)
 {
-    czk_seal_input in = {.proof = CZK_SEAL_StackedDrg8MiBV1_1, .sector_id = 7};
-    czk_prover_id_from_actor(in.prover_id, 1000);
+    czk_sector_seal_input in = {.proof = CZK_SEAL_StackedDrg8MiBV1_1, .sector_id = 7};
+    czk_seal_prover_id_from_actor(in.prover_id, 1000);
     for (int i = 0; i < 32; i++) in.ticket[i] = (uint8_t)(i + 1);
     czk_sector *s = NULL;
     CHECK_STATUS(czk_sector_seal(&s, &in, pool4, NULL), CZK_OK);
     if (s == NULL) return;
-    czk_seal_comms c;
+    czk_sector_seal_comms c;
     czk_sector_comms(s, &c);
     const uint8_t *fields[5] = {c.comm_d, c.replica_id, c.comm_c, c.comm_r_last, c.comm_r};
     for (int i = 0; i < 5; i++) {
@@ -468,9 +472,10 @@ static void test_seal_8m_zero(void)
     uint8_t zero[32], rid[32], porep_id[32];
     CHECK_STATUS(czk_comm_d_zero(zero, 8u << 20, NULL), CZK_OK);
     CHECK_MEM(c.comm_d, zero, 32);
-    czk_porep_id(porep_id, in.proof);
-    CHECK_STATUS(czk_replica_id(rid, in.prover_id, in.sector_id, in.ticket, zero, porep_id, NULL),
-                 CZK_OK);
+    czk_seal_porep_id(porep_id, in.proof);
+    CHECK_STATUS(
+        czk_seal_replica_id(rid, in.prover_id, in.sector_id, in.ticket, zero, porep_id, NULL),
+        CZK_OK);
     CHECK_MEM(c.replica_id, rid, 32);
     check_paths(s, 16);
     /* A few labels straight from OpenSSL, including the last node of the last layer. */
@@ -492,7 +497,7 @@ static void test_seal_8m_zero(void)
     free(labels);
     /* The replica of zero data is the last layer. */
     CHECK(memcmp(czk_sector_replica(s), czk_sector_layer(s, 2), info->sector_size) == 0);
-    czk_seal_timings tm;
+    czk_sector_seal_timings tm;
     czk_sector_timings(s, &tm);
     printf("  8 MiB seal on %u threads: tree_d %.2f s, labels %.2f s, tree_c %.2f s, encode %.3f "
            "s, tree_r_last %.2f s, total %.2f s\n",
@@ -505,7 +510,7 @@ static void test_seal_errors(void)
 {
     czk_err err;
     czk_sector *s = (czk_sector *)&err;
-    czk_seal_input in = {.proof = (czk_seal_proof)99};
+    czk_sector_seal_input in = {.proof = (czk_seal_proof)99};
     CHECK_STATUS(czk_sector_seal(&s, &in, NULL, &err), CZK_EINVAL);
     CHECK(s == NULL);
     in.proof = CZK_SEAL_StackedDrg32GiBV1_1;

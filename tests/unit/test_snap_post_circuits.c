@@ -26,7 +26,9 @@
 #include <openssl/evp.h>
 
 #include "czk/alloc.h"
+#include "czk/comm.h"
 #include "czk/post.h"
+#include "czk/seal_proof.h"
 #include "czk/snap.h"
 #include "czk_test.h"
 

@@ -26,7 +26,8 @@
 #include <openssl/evp.h>
 
 #include "czk/alloc.h"
-#include "czk/snap_post_vanilla.h"
+#include "czk/post_vanilla.h"
+#include "czk/snap_vanilla.h"
 #include "czk_test.h"
 
 static double now_s(void)
@@ -301,9 +302,9 @@ static void snap_tamper(czk_snap_partition_proof *pp, const czk_snap_params *p, 
     CHECK_STATUS(snap_verify(pp, p, k, c, &err), CZK_EINVAL);
     CHECK(strstr(err.msg, "proof_r_old") != NULL);
     cp->proof_r_old.base.len++;
-    cp->proof_d_new.kind = CZK_VPROOF_SUB;
+    cp->proof_d_new.kind = CZK_VANILLA_SUB;
     CHECK_STATUS(snap_verify(pp, p, k, c, &err), CZK_EINVAL);
-    cp->proof_d_new.kind = CZK_VPROOF_SINGLE;
+    cp->proof_d_new.kind = CZK_VANILLA_SINGLE;
     /* A wrong public comm_d_new. */
     czk_snap_comms bad = *c;
     bad.comm_d_new[0] ^= 1;
@@ -369,10 +370,10 @@ static void test_snap_encode_decode(void)
  * bincode, circuit, tampering, decoding the new replica. */
 static void test_snap_real_2k(void)
 {
-    czk_seal_input in;
+    czk_sector_seal_input in;
     memset(&in, 0, sizeof in);
     in.proof = CZK_SEAL_StackedDrg2KiBV1_1;
-    czk_prover_id_from_actor(in.prover_id, 1000);
+    czk_seal_prover_id_from_actor(in.prover_id, 1000);
     in.sector_id = 7;
     rand_node(in.ticket);
     czk_sector *sec = NULL;
@@ -386,7 +387,7 @@ static void test_snap_real_2k(void)
     const czk_snap_params *p = czk_snap_sector_params(ss);
     czk_snap_comms c;
     czk_snap_sector_comms(ss, &c);
-    czk_seal_comms sc;
+    czk_sector_seal_comms sc;
     czk_sector_comms(sec, &sc);
     CHECK_MEM(c.comm_r_old, sc.comm_r, 32); /* the sector key's comm_r */
     CHECK(c.h == 1 && p->partition_count == 1);
@@ -427,10 +428,10 @@ out:
  * constraints, is left to the e2e proofs). Run from tests/slow. */
 static void test_snap_real_8m(void)
 {
-    czk_seal_input in;
+    czk_sector_seal_input in;
     memset(&in, 0, sizeof in);
     in.proof = CZK_SEAL_StackedDrg8MiBV1_1;
-    czk_prover_id_from_actor(in.prover_id, 1001);
+    czk_seal_prover_id_from_actor(in.prover_id, 1001);
     in.sector_id = 3;
     rand_node(in.ticket);
     czk_pool *pool = NULL;
@@ -554,7 +555,7 @@ static void test_snap_fixture_32g(void)
     czk_snap_partition_proof *q = snap_bincode_roundtrip(f->partitions[5], &len);
     CHECK_MSG(len == 561768, "%zu bytes", len);
     if (q) {
-        CHECK(q->challenge_proofs[0].proof_r_old.kind == CZK_VPROOF_SUB);
+        CHECK(q->challenge_proofs[0].proof_r_old.kind == CZK_VANILLA_SUB);
         snap_tamper(q, &f->params, 5, &f->comms, false);
         CHECK_STATUS(snap_verify(q, &f->params, 4, &f->comms, &err), CZK_EVERIFY);
     }
@@ -565,7 +566,7 @@ static void test_snap_fixture_32g(void)
     /* 64 GiB: Top proofs. */
     CHECK_STATUS(czk_snap_fixture_create(&f, 64ull << 30, 8, NULL), CZK_OK);
     if (f) {
-        CHECK(f->partitions[0]->challenge_proofs[0].proof_r_new.kind == CZK_VPROOF_TOP);
+        CHECK(f->partitions[0]->challenge_proofs[0].proof_r_new.kind == CZK_VANILLA_TOP);
         CHECK_STATUS(snap_verify(f->partitions[15], &f->params, 15, &f->comms, &err), CZK_OK);
     }
     czk_snap_fixture_destroy(f);
@@ -574,13 +575,14 @@ static void test_snap_fixture_32g(void)
 static void test_update_proof_names(void)
 {
     uint64_t id, size;
-    CHECK_STATUS(czk_update_proof_parse("StackedDrg32GiBV1", &id, &size, NULL), CZK_OK);
+    CHECK_STATUS(czk_snap_update_proof_parse("StackedDrg32GiBV1", &id, &size, NULL), CZK_OK);
     CHECK(id == 3 && size == (32ull << 30));
-    CHECK_STATUS(czk_update_proof_parse("RegisteredUpdateProof_StackedDrg2KiBV1", &id, &size, NULL),
-                 CZK_OK);
+    CHECK_STATUS(
+        czk_snap_update_proof_parse("RegisteredUpdateProof_StackedDrg2KiBV1", &id, &size, NULL),
+        CZK_OK);
     CHECK(id == 0 && size == 2048);
     czk_err err;
-    CHECK_STATUS(czk_update_proof_parse("StackedDrg32GiBV1_1", &id, &size, &err), CZK_EINVAL);
+    CHECK_STATUS(czk_snap_update_proof_parse("StackedDrg32GiBV1_1", &id, &size, &err), CZK_EINVAL);
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -694,15 +696,15 @@ static void test_post_window_real_2k(void)
     rand_node(rnd);
     czk_err err;
     for (int i = 0; i < 2; i++) {
-        czk_seal_input in;
+        czk_sector_seal_input in;
         memset(&in, 0, sizeof in);
         in.proof = CZK_SEAL_StackedDrg2KiBV1_1;
-        czk_prover_id_from_actor(in.prover_id, 1000);
+        czk_seal_prover_id_from_actor(in.prover_id, 1000);
         in.sector_id = 10 + (uint64_t)i;
         rand_node(in.ticket);
         CHECK_STATUS(czk_sector_seal(&sec[i], &in, NULL, NULL), CZK_OK);
         if (!sec[i]) goto out;
-        czk_seal_comms sc;
+        czk_sector_seal_comms sc;
         czk_sector_comms(sec[i], &sc);
         pub[i].id = in.sector_id;
         memcpy(pub[i].comm_r, sc.comm_r, 32);
@@ -834,7 +836,7 @@ static void post_fixture_check(czk_post_proof proof, size_t nsectors, bool circu
     if (!f) return;
     const czk_post_params *p = &f->params;
     uint8_t pid[32];
-    czk_prover_id_from_actor(pid, f->miner_id);
+    czk_seal_prover_id_from_actor(pid, f->miner_id);
     CHECK_MEM(pid, f->prover_id, 32);
     if (f->winning) {
         CHECK(f->nsectors == 1);

@@ -5,7 +5,7 @@
  *   - A 2 KiB-shaped C1 is generated from real trees (tree_d over random data, tree_c over
  *     Poseidon column hashes of random labels, tree_r_last over data + last label), so
  *     that every path verifies and comm_r = Poseidon2(comm_c, comm_r_last). It must pass
- *     czk_c1_check, and write(parse(write(x))) must equal write(x) byte for byte.
+ *     czk_porep_c1_check, and write(parse(write(x))) must equal write(x) byte for byte.
  *   - The writer's bytes are checked against jansson's own compact, order-preserving
  *     dump of the same document (an independent serializer), and a hand-written C1 in
  *     the serde_json layout of rust-fil-proofs (field order, "_h": null, externally
@@ -13,7 +13,7 @@
  *   - Malformed JSON (missing / unknown / duplicate key, wrong type, out-of-range number,
  *     31-byte array, unknown variant, truncation, garbage) must fail naming the field;
  *     structural faults (value ≥ r, wrong path length, wrong counts, tampered sibling,
- *     wrong comm_r) must fail czk_c1_check naming partition, challenge and field.
+ *     wrong comm_r) must fail czk_porep_c1_check naming partition, challenge and field.
  *   - bincode: round trip, size against docs/formats.md §8.3's formula, a hand-built
  *     byte string, every truncation, a bad tag, trailing bytes, a huge length.
  *   - Sub and Top proofs from real 8-8-0 / 8-8-2 trees verify, and tampering fails.
@@ -23,9 +23,13 @@
  */
 #include "czk/alloc.h"
 #include "czk/bls12_381.h"
-#include "czk/filecoin.h"
+#include "czk/comm.h"
 #include "czk/merkle.h"
-#include "czk/seal.h"
+#include "czk/porep_vanilla.h"
+#include "czk/post_vanilla.h"
+#include "czk/sdr.h"
+#include "czk/seal_proof.h"
+#include "czk/snap_vanilla.h"
 #include "czk/vanilla.h"
 #include "czk_test.h"
 
@@ -57,7 +61,7 @@ static void to_vanilla(czk_vanilla_arena *a, const czk_merkle_path *p, const uin
     mp->kind = kind;
     memcpy(mp->root, root, 32);
     memcpy(mp->leaf, p->leaf, 32);
-    unsigned base = p->levels - (kind == CZK_VPROOF_SINGLE ? 0 : kind == CZK_VPROOF_SUB ? 1 : 2);
+    unsigned base = p->levels - (kind == CZK_VANILLA_SINGLE ? 0 : kind == CZK_VANILLA_SUB ? 1 : 2);
     czk_vanilla_path *parts[3] = {&mp->base, &mp->sub, &mp->top};
     unsigned sib = 0, lv = 0;
     for (unsigned part = 0; part <= (unsigned)kind; part++) {
@@ -125,14 +129,14 @@ static void column_proof(czk_vanilla_arena *a, const sector *s, uint32_t node,
     cp->rows = czk_vanilla_arena_alloc(a, LAYERS * 32);
     for (int l = 0; l < LAYERS; l++) memcpy(cp->rows[l], s->labels[l][node], 32);
     CHECK_STATUS(czk_merkle_prove(s->tc, node, &s->cols[0][0], &g_path, &err), CZK_OK);
-    to_vanilla(a, &g_path, s->comm_c, CZK_VPROOF_SINGLE, &cp->inclusion_proof);
+    to_vanilla(a, &g_path, s->comm_c, CZK_VANILLA_SINGLE, &cp->inclusion_proof);
 }
 
 /* A valid 2 KiB C1 (StackedDrg2KiBV1_1: 1 partition of 2 challenges, 2 layers). */
-static czk_c1_output *make_c1(const sector *s)
+static czk_porep_c1_output *make_c1(const sector *s)
 {
     czk_err err;
-    czk_c1_output *c1 = czk_calloc(1, sizeof *c1);
+    czk_porep_c1_output *c1 = czk_calloc(1, sizeof *c1);
     czk_vanilla_arena *a = c1->arena = czk_vanilla_arena_create();
     c1->proof = CZK_SEAL_StackedDrg2KiBV1_1;
     c1->registered_proof = "StackedDrg2KiBV1_1";
@@ -146,9 +150,9 @@ static czk_c1_output *make_c1(const sector *s)
         czk_porep_vanilla_proof *p = &c1->vanilla_proofs[0][i];
         uint32_t c = 1 + (uint32_t)(czk_test_rand64() % (NODES - 1));
         CHECK_STATUS(czk_merkle_prove(s->td, c, &s->data[0][0], &g_path, &err), CZK_OK);
-        to_vanilla(a, &g_path, s->comm_d, CZK_VPROOF_SINGLE, &p->comm_d_proofs);
+        to_vanilla(a, &g_path, s->comm_d, CZK_VANILLA_SINGLE, &p->comm_d_proofs);
         CHECK_STATUS(czk_merkle_prove(s->tr, c, &s->replica[0][0], &g_path, &err), CZK_OK);
-        to_vanilla(a, &g_path, s->comm_r_last, CZK_VPROOF_SINGLE, &p->comm_r_last_proof);
+        to_vanilla(a, &g_path, s->comm_r_last, CZK_VANILLA_SINGLE, &p->comm_r_last_proof);
         column_proof(a, s, c, &p->c_x);
         p->ndrg_parents = 6;
         p->nexp_parents = 8;
@@ -196,23 +200,23 @@ static size_t g_json_len;
 static void test_json_round_trip(void)
 {
     czk_err err;
-    czk_c1_output *c1 = make_c1(&g_sec);
-    czk_status s = czk_c1_check(c1, CZK_SEAL_StackedDrg2KiBV1_1, &err);
+    czk_porep_c1_output *c1 = make_c1(&g_sec);
+    czk_status s = czk_porep_c1_check(c1, CZK_SEAL_StackedDrg2KiBV1_1, &err);
     CHECK_MSG(s == CZK_OK, "%s", err.msg);
-    CHECK_STATUS(czk_c1_write_json(c1, &g_json, &g_json_len, &err), CZK_OK);
-    czk_c1_output_free(c1);
+    CHECK_STATUS(czk_porep_c1_write_json(c1, &g_json, &g_json_len, &err), CZK_OK);
+    czk_porep_c1_output_free(c1);
 
-    czk_c1_output *back = NULL;
-    CHECK_STATUS(czk_c1_parse_json(&back, g_json, g_json_len, &err), CZK_OK);
+    czk_porep_c1_output *back = NULL;
+    CHECK_STATUS(czk_porep_c1_parse_json(&back, g_json, g_json_len, &err), CZK_OK);
     if (!back) return;
-    CHECK_STATUS(czk_c1_check(back, CZK_SEAL_StackedDrg2KiBV1_1, &err), CZK_OK);
+    CHECK_STATUS(czk_porep_c1_check(back, CZK_SEAL_StackedDrg2KiBV1_1, &err), CZK_OK);
     uint8_t *again;
     size_t again_len;
-    CHECK_STATUS(czk_c1_write_json(back, &again, &again_len, &err), CZK_OK);
+    CHECK_STATUS(czk_porep_c1_write_json(back, &again, &again_len, &err), CZK_OK);
     CHECK(again_len == g_json_len);
     if (again_len == g_json_len) CHECK_MEM(again, g_json, g_json_len);
     czk_free(again);
-    czk_c1_output_free(back);
+    czk_porep_c1_output_free(back);
     /* CZK_VANILLA_DUMP=FILE keeps the generated C1, e.g. to try `czk vanilla-verify`. */
     const char *dump_path = getenv("CZK_VANILLA_DUMP");
     FILE *df = dump_path ? fopen(dump_path, "wb") : NULL;
@@ -254,8 +258,8 @@ static void test_json_handwritten(void)
         "\"comm_r\":" B32 ",\"comm_d\":" B32 ",\"replica_id\":" B32 ",\"seed\":" B32
         ",\"ticket\":[255,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,255]}";
     czk_err err;
-    czk_c1_output *c1 = NULL;
-    CHECK_STATUS(czk_c1_parse_json(&c1, doc, sizeof doc - 1, &err), CZK_OK);
+    czk_porep_c1_output *c1 = NULL;
+    CHECK_STATUS(czk_porep_c1_parse_json(&c1, doc, sizeof doc - 1, &err), CZK_OK);
     if (!c1) {
         fprintf(stderr, "  %s\n", err.msg);
         return;
@@ -263,19 +267,20 @@ static void test_json_handwritten(void)
     CHECK(c1->proof == CZK_SEAL_StackedDrg32GiBV1_1_Feat_SyntheticPoRep);
     CHECK(c1->npartitions == 2 && c1->challenge_counts[0] == 1 && c1->challenge_counts[1] == 0);
     CHECK(c1->vanilla_proofs[0][0].labeling_proofs[0].node == 4294967296ull);
-    CHECK(c1->vanilla_proofs[0][0].comm_r_last_proof.kind == CZK_VPROOF_TOP);
+    CHECK(c1->vanilla_proofs[0][0].comm_r_last_proof.kind == CZK_VANILLA_TOP);
     CHECK(c1->ticket[0] == 255 && c1->ticket[31] == 255);
     uint8_t *out;
     size_t len;
-    CHECK_STATUS(czk_c1_write_json(c1, &out, &len, &err), CZK_OK);
+    CHECK_STATUS(czk_porep_c1_write_json(c1, &out, &len, &err), CZK_OK);
     CHECK(len == sizeof doc - 1 && memcmp(out, doc, len) == 0);
     czk_free(out);
     /* The shape is wrong for 32 GiB in every way; the first fault is named. */
-    CHECK_STATUS(czk_c1_check(c1, CZK_SEAL_StackedDrg32GiBV1_1_Feat_SyntheticPoRep, &err), CZK_EINVAL);
+    CHECK_STATUS(czk_porep_c1_check(c1, CZK_SEAL_StackedDrg32GiBV1_1_Feat_SyntheticPoRep, &err),
+                 CZK_EINVAL);
     CHECK_MSG(contains(err.msg, "2 partitions"), "%s", err.msg);
-    CHECK_STATUS(czk_c1_check(c1, CZK_SEAL_StackedDrg32GiBV1_1, &err), CZK_EINVAL);
+    CHECK_STATUS(czk_porep_c1_check(c1, CZK_SEAL_StackedDrg32GiBV1_1, &err), CZK_EINVAL);
     CHECK_MSG(contains(err.msg, "registered_proof"), "%s", err.msg);
-    czk_c1_output_free(c1);
+    czk_porep_c1_output_free(c1);
 }
 
 /* Walk "a/b/0/c" through objects and arrays. */
@@ -324,12 +329,12 @@ static void mutate_expect(const char *path, json_t *v, czk_status want, const ch
     char *doc = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(root);
     czk_err err = {0};
-    czk_c1_output *c1 = NULL;
-    czk_status s = czk_c1_parse_json(&c1, doc, strlen(doc), &err);
-    if (s == CZK_OK) s = czk_c1_check(c1, CZK_SEAL_StackedDrg2KiBV1_1, &err);
+    czk_porep_c1_output *c1 = NULL;
+    czk_status s = czk_porep_c1_parse_json(&c1, doc, strlen(doc), &err);
+    if (s == CZK_OK) s = czk_porep_c1_check(c1, CZK_SEAL_StackedDrg2KiBV1_1, &err);
     CHECK_MSG(s == want, "%s: got %s (%s)", path, czk_status_name(s), err.msg);
     CHECK_MSG(contains(err.msg, n1) && contains(err.msg, n2), "%s: message \"%s\"", path, err.msg);
-    czk_c1_output_free(c1);
+    czk_porep_c1_output_free(c1);
     free(doc);
 }
 
@@ -369,7 +374,7 @@ static void test_json_malformed(void)
     mutate_expect("registered_proof", json_integer(5), CZK_EFORMAT, "registered_proof",
                   "expected a string");
 
-    /* Structural faults: parse, then czk_c1_check names them. */
+    /* Structural faults: parse, then czk_porep_c1_check names them. */
     mutate_expect(VP "1/replica_column_proofs/c_x/column/rows/1",
                   json_pack("[iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiii]", 0x01, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xfe, 0x5b, 0xfe, 0xff, 0x02, 0xa4, 0xbd, 0x53, 0x05, 0xd8, 0xa1, 0x09, 0x08, 0xd8, 0x39, 0x33, 0x48, 0x7d, 0x9d, 0x29, 0x53, 0xa7, 0xed, 0x73),
                   CZK_ENONCANONICAL, "partition 0 challenge 1", "c_x.column.rows[1] is not below r");
@@ -397,42 +402,43 @@ static void test_json_malformed(void)
 
     /* A column of the wrong node in a parent's place. */
     czk_err e3;
-    czk_c1_output *w = NULL;
-    CHECK_STATUS(czk_c1_parse_json(&w, g_json, g_json_len, &e3), CZK_OK);
+    czk_porep_c1_output *w = NULL;
+    CHECK_STATUS(czk_porep_c1_parse_json(&w, g_json, g_json_len, &e3), CZK_OK);
     if (w) {
         czk_porep_vanilla_proof *p0 = &w->vanilla_proofs[0][1];
         p0->drg_parents[0] = p0->c_x;
-        CHECK_STATUS(czk_c1_check(w, CZK_SEAL_StackedDrg2KiBV1_1, &e3), CZK_EVERIFY);
+        CHECK_STATUS(czk_porep_c1_check(w, CZK_SEAL_StackedDrg2KiBV1_1, &e3), CZK_EVERIFY);
         CHECK_MSG(contains(e3.msg, "partition 0 challenge 1") &&
                       contains(e3.msg, "drg_parents[0].column.index is"),
                   "%s", e3.msg);
-        czk_c1_output_free(w);
+        czk_porep_c1_output_free(w);
     }
 
     /* Byte-level damage: truncated at every 997th byte, garbage, empty. None may crash. */
     czk_err err;
-    czk_c1_output *c1 = NULL;
+    czk_porep_c1_output *c1 = NULL;
     int fails = 0, tries = 0;
     for (size_t n = 0; n < g_json_len; n += 997, tries++) {
-        if (czk_c1_parse_json(&c1, g_json, n, &err) == CZK_EFORMAT && contains(err.msg, "line"))
+        if (czk_porep_c1_parse_json(&c1, g_json, n, &err) == CZK_EFORMAT &&
+            contains(err.msg, "line"))
             fails++;
-        czk_c1_output_free(c1);
+        czk_porep_c1_output_free(c1);
         c1 = NULL;
     }
     CHECK(fails == tries);
-    CHECK_STATUS(czk_c1_parse_json(&c1, "\x00\xff garbage", 10, &err), CZK_EFORMAT);
-    CHECK_STATUS(czk_c1_parse_json(&c1, "[]", 2, &err), CZK_EFORMAT);
+    CHECK_STATUS(czk_porep_c1_parse_json(&c1, "\x00\xff garbage", 10, &err), CZK_EFORMAT);
+    CHECK_STATUS(czk_porep_c1_parse_json(&c1, "[]", 2, &err), CZK_EFORMAT);
     CHECK_MSG(contains(err.msg, "expected an object"), "%s", err.msg);
-    CHECK_STATUS(czk_c1_parse_json(&c1, "{\"seed\":1,\"seed\":2}", 19, &err), CZK_EFORMAT);
+    CHECK_STATUS(czk_porep_c1_parse_json(&c1, "{\"seed\":1,\"seed\":2}", 19, &err), CZK_EFORMAT);
     CHECK_MSG(contains(err.msg, "duplicate"), "%s", err.msg);
     /* Random byte flips: must return (ok or an error), never crash. */
     uint8_t *copy = czk_malloc(g_json_len);
     for (int t = 0; t < 200; t++) {
         memcpy(copy, g_json, g_json_len);
         for (int k = 0; k < 3; k++) copy[czk_test_rand64() % g_json_len] = (uint8_t)czk_test_rand64();
-        if (czk_c1_parse_json(&c1, copy, g_json_len, &err) == CZK_OK) {
-            (void)czk_c1_check(c1, CZK_SEAL_StackedDrg2KiBV1_1, &err);
-            czk_c1_output_free(c1);
+        if (czk_porep_c1_parse_json(&c1, copy, g_json_len, &err) == CZK_OK) {
+            (void)czk_porep_c1_check(c1, CZK_SEAL_StackedDrg2KiBV1_1, &err);
+            czk_porep_c1_output_free(c1);
             c1 = NULL;
         }
     }
@@ -460,7 +466,7 @@ static void test_sub_top_paths(void)
         uint64_t idx = czk_test_rand64() % n;
         CHECK_STATUS(czk_merkle_prove(t, idx, &leaves[0][0], &g_path, &err), CZK_OK);
         czk_vanilla_merkle_proof mp;
-        to_vanilla(a, &g_path, root, sh ? CZK_VPROOF_TOP : CZK_VPROOF_SUB, &mp);
+        to_vanilla(a, &g_path, root, sh ? CZK_VANILLA_TOP : CZK_VANILLA_SUB, &mp);
         CHECK(mp.base.len == 2 && mp.sub.len == 1 && mp.sub.elems[0].nhashes == 7);
         if (sh) CHECK(mp.top.len == 1 && mp.top.elems[0].nhashes == 1);
         uint64_t leaf;
@@ -488,7 +494,7 @@ static void test_sub_top_paths(void)
 static void test_bincode(void)
 {
     czk_err err;
-    czk_c1_output *c1 = make_c1(&g_sec);
+    czk_porep_c1_output *c1 = make_c1(&g_sec);
     czk_snap_partition_proof pp = {0};
     czk_vanilla_arena *a = c1->arena;
     rand_fr(pp.comm_c);
@@ -564,7 +570,7 @@ static void test_bincode(void)
     czk_post_sector_proof *sp = NULL;
     CHECK_STATUS(czk_post_sector_proof_parse(&sp, hand, sizeof hand, &err), CZK_OK);
     if (sp) {
-        CHECK(sp->ninclusion_proofs == 1 && sp->inclusion_proofs[0].kind == CZK_VPROOF_SINGLE);
+        CHECK(sp->ninclusion_proofs == 1 && sp->inclusion_proofs[0].kind == CZK_VANILLA_SINGLE);
         CHECK(sp->inclusion_proofs[0].root[0] == 0xaa && sp->inclusion_proofs[0].leaf[31] == 0xbb);
         CHECK(sp->inclusion_proofs[0].base.len == 1 && sp->inclusion_proofs[0].base.elems[0].index == 1);
         CHECK(sp->inclusion_proofs[0].base.elems[0].hashes[0][5] == 0xcc);
@@ -574,7 +580,7 @@ static void test_bincode(void)
         czk_free(bin);
         czk_post_sector_proof_free(sp);
     }
-    czk_c1_output_free(c1);
+    czk_porep_c1_output_free(c1);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -591,12 +597,13 @@ static void test_envelope(void)
         uint8_t *env, *dec;
         size_t elen, dlen;
         uint64_t num, size;
-        CHECK_STATUS(czk_cuzk_envelope_encode((const uint8_t *)plain[i], strlen(plain[i]), 42, 2048,
-                                              &env, &elen, &err), CZK_OK);
+        CHECK_STATUS(czk_porep_envelope_encode((const uint8_t *)plain[i], strlen(plain[i]), 42,
+                                               2048, &env, &elen, &err),
+                     CZK_OK);
         char want[128];
         snprintf(want, sizeof want, "{\"SectorNum\":42,\"Phase1Out\":\"%s\",\"SectorSize\":2048}", b64[i]);
         CHECK_MSG(elen == strlen(want) && memcmp(env, want, elen) == 0, "%.*s", (int)elen, env);
-        CHECK_STATUS(czk_cuzk_envelope_decode(env, elen, &dec, &dlen, &num, &size, &err), CZK_OK);
+        CHECK_STATUS(czk_porep_envelope_decode(env, elen, &dec, &dlen, &num, &size, &err), CZK_OK);
         CHECK(dlen == strlen(plain[i]) && memcmp(dec, plain[i], dlen) == 0 && num == 42 && size == 2048);
         czk_free(env);
         czk_free(dec);
@@ -604,20 +611,20 @@ static void test_envelope(void)
     uint8_t *dec = NULL;
     size_t dlen;
     uint64_t num, size;
-    CHECK_STATUS(czk_cuzk_envelope_decode(g_json, g_json_len, &dec, &dlen, &num, &size, &err),
+    CHECK_STATUS(czk_porep_envelope_decode(g_json, g_json_len, &dec, &dlen, &num, &size, &err),
                  CZK_ENOENT);
     static const char bad[] = "{\"SectorNum\":1,\"Phase1Out\":\"Zm9v!!!!\",\"SectorSize\":2048}";
-    CHECK_STATUS(czk_cuzk_envelope_decode(bad, sizeof bad - 1, &dec, &dlen, &num, &size, &err),
+    CHECK_STATUS(czk_porep_envelope_decode(bad, sizeof bad - 1, &dec, &dlen, &num, &size, &err),
                  CZK_EFORMAT);
     static const char nonum[] = "{\"Phase1Out\":\"Zm9v\",\"SectorSize\":2048}";
-    CHECK_STATUS(czk_cuzk_envelope_decode(nonum, sizeof nonum - 1, &dec, &dlen, &num, &size, &err),
+    CHECK_STATUS(czk_porep_envelope_decode(nonum, sizeof nonum - 1, &dec, &dlen, &num, &size, &err),
                  CZK_EFORMAT);
     CHECK_MSG(contains(err.msg, "SectorNum"), "%s", err.msg);
     /* The whole C1 through the envelope and back. */
     uint8_t *env;
     size_t elen;
-    CHECK_STATUS(czk_cuzk_envelope_encode(g_json, g_json_len, 7, 2048, &env, &elen, &err), CZK_OK);
-    CHECK_STATUS(czk_cuzk_envelope_decode(env, elen, &dec, &dlen, &num, &size, &err), CZK_OK);
+    CHECK_STATUS(czk_porep_envelope_encode(g_json, g_json_len, 7, 2048, &env, &elen, &err), CZK_OK);
+    CHECK_STATUS(czk_porep_envelope_decode(env, elen, &dec, &dlen, &num, &size, &err), CZK_OK);
     CHECK(dlen == g_json_len && memcmp(dec, g_json, dlen) == 0);
     czk_free(env);
     czk_free(dec);
@@ -670,7 +677,7 @@ static void test_golden_post(void)
     CHECK(sp->ninclusion_proofs == 10);
     for (size_t i = 0; i < sp->ninclusion_proofs; i++) {
         const czk_vanilla_merkle_proof *mp = &sp->inclusion_proofs[i];
-        CHECK(mp->kind == CZK_VPROOF_SUB && mp->base.len == 9 && mp->sub.len == 1);
+        CHECK(mp->kind == CZK_VANILLA_SUB && mp->base.len == 9 && mp->sub.len == 1);
         CHECK_STATUS(czk_vanilla_merkle_verify(mp, CZK_MERKLE_POSEIDON, sp->comm_r_last, "golden",
                                                &err), CZK_OK);
         uint64_t leaf;
