@@ -84,31 +84,12 @@ __global__ void digits_group_kernel(const czk_scalar *scalars, const uint64_t *s
                       zkey, keys0, vals0, keys, vals);
 }
 
-/* Minimum resident blocks per SM asked of the compiler for G1 bucket accumulation (it caps
- * the registers: 4 blocks of 128 threads leave 128 per thread). Built with 4 on an H200 (128
- * registers instead of 138, 40 bytes spilled) G1 2^26 ran the same and 2^27 1.7% slower, so
- * the default asks nothing. That was before the wide squaring and fused y3 (ff.cuh, ec.cuh):
- * with them ptxas (CUDA 13.0, sm_90, this file's flags) gives G1 196 registers, so 2 blocks
- * (8 warps) per SM, and 3 blocks (12 warps, at most 168 registers) 168 registers with 28
- * bytes spilled. CZK_MSM_ACC_MIN_BLOCKS_G2 is the same for G2 (default 1: 246 registers,
- * 8 warps); 3 gives 168 registers, 8 bytes spilled, a 1696-byte stack frame against 1536;
- * 4 spills 140 bytes. Timed on an H200 (median of 5) both 3s were slower: G1 2^26 411.3 →
- * 417.1 ms, G2 2^24 447.1 → 495.8 ms, so both defaults stay 1. */
-#ifndef CZK_MSM_ACC_MIN_BLOCKS
-#define CZK_MSM_ACC_MIN_BLOCKS 1
-#endif
-#ifndef CZK_MSM_ACC_MIN_BLOCKS_G2
-#define CZK_MSM_ACC_MIN_BLOCKS_G2 1
-#endif
-template <class F> struct acc_min_blocks {
-    static constexpr int value = CZK_MSM_ACC_MIN_BLOCKS_G2;
-};
-template <> struct acc_min_blocks<fp_t> {
-    static constexpr int value = CZK_MSM_ACC_MIN_BLOCKS;
-};
-
+/* Bucket accumulation asks ptxas for one resident block per SM, which leaves it every
+ * register it wants (G1 196, G2 246: 8 warps an SM): capped at 168 for 3 blocks (12 warps) the
+ * kernels spill, and on an H200 G1 2^26 took 417.1 ms against 411.3, G2 2^24 495.8 against
+ * 447.1. */
 template <class F>
-__global__ void __launch_bounds__(EC_THREADS, acc_min_blocks<F>::value)
+__global__ void __launch_bounds__(EC_THREADS, 1)
     bucket_acc_kernel(const affine_t<F> *bases, const uint32_t *keys, const uint32_t *vals,
                       uint32_t nsig, uint32_t chunks, uint32_t nwin, uint32_t L, uint32_t nb,
                       xyzz_t<F> *buckets, uint32_t *ckeys, xyzz_t<F> *cpts, uint32_t g0,
