@@ -13,10 +13,10 @@
  *                 [--configs "W=21,L=64;W=22;..."]
  *
  * --configs sweeps the MSM tuning knobs (cuda/msm.cu reads them from the environment on every
- * call): each ';'-separated configuration sets CZK_GPU_MSM_WINDOW (W), CZK_GPU_MSM_CHUNK (L)
- * CZK_GPU_MSM_RED_THREADS (R) and CZK_GPU_MSM_OVERLAP (O), leaving unnamed ones at their defaults, and is timed on the
- * same bases and scalars; "-" is the defaults. The first configuration's figures go to the
- * JSON line. CZK_GPU_MSM_PHASES=1 makes each call print its phase times to stderr.
+ * call): each ';'-separated configuration sets CZK_GPU_MSM_WINDOW (W), CZK_GPU_MSM_CHUNK (L),
+ * CZK_GPU_MSM_RED_THREADS (R) and CZK_GPU_MSM_GROUP (G), leaving unnamed ones at their
+ * defaults, and is timed on the same bases and scalars; "-" is the defaults. The first
+ * configuration's figures go to the JSON line.
  *
  * Each line prints the floor (docs/gpu.md §6.1: XYZZ mixed adds at 2.59 G/s) and
  * the sppark peer on the same H200. A "JSON {...}" line closes the output.
@@ -78,7 +78,7 @@ typedef struct result {
 static result results[16];
 static int nresults;
 
-/* The knob configurations of --configs, as "W=..,L=..,R=..,O=..,G=.." strings. */
+/* The knob configurations of --configs, as "W=..,L=..,R=..,G=.." strings. */
 #define MAX_CONFIGS 16
 static char *configs[MAX_CONFIGS];
 static int nconfigs;
@@ -90,8 +90,7 @@ static void apply_config(int k)
         char key;
         const char *env;
     } knobs[] = {{'W', "CZK_GPU_MSM_WINDOW"}, {'L', "CZK_GPU_MSM_CHUNK"},
-                 {'R', "CZK_GPU_MSM_RED_THREADS"}, {'O', "CZK_GPU_MSM_OVERLAP"},
-                 {'G', "CZK_GPU_MSM_GROUP"}};
+                 {'R', "CZK_GPU_MSM_RED_THREADS"}, {'G', "CZK_GPU_MSM_GROUP"}};
     for (size_t j = 0; j < sizeof knobs / sizeof knobs[0]; j++) {
         unsetenv(knobs[j].env);
         if (k >= nconfigs) continue;

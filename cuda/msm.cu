@@ -28,7 +28,6 @@
  *     combines them with c_w doublings per window (Horner) using the CPU library.
  */
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,14 +66,6 @@ __global__ void classify_kernel(const czk_scalar *scalars, size_t n, const uint6
                   fsig, fone);
 }
 
-__global__ void digits_kernel(const czk_scalar *scalars, const uint64_t *sig_ik, uint32_t nsig,
-                              unsigned pos, unsigned c, uint32_t zkey, uint32_t *keys,
-                              uint32_t *vals)
-{
-    digits_body(blockIdx.x * blockDim.x + threadIdx.x, scalars, sig_ik, nsig, pos, c, zkey, keys,
-                vals);
-}
-
 __global__ void digits_group_kernel(const czk_scalar *scalars, const uint64_t *sig_ik,
                                     uint32_t nsig, win_split ws, unsigned w0, unsigned w1,
                                     uint32_t zkey, uint32_t *keys0, uint32_t *vals0,
@@ -95,8 +86,8 @@ __global__ void __launch_bounds__(EC_THREADS, 1)
                       xyzz_t<F> *buckets, uint32_t *ckeys, xyzz_t<F> *cpts, uint32_t g0,
                       uint32_t gend, uint32_t w_base)
 {
-    /* Threads [g0, gend) of the nwin·chunks: a group of windows, or one when sorting
-     * overlaps; keys and vals start at window w_base. */
+    /* Threads [g0, gend) of the nwin·chunks: a group of windows; keys and vals start at
+     * window w_base. */
     uint32_t g = g0 + blockIdx.x * blockDim.x + threadIdx.x;
     if (g >= gend) return;
     bucket_acc_body<F>(g, bases, keys, vals, nsig, chunks, nwin, L, nb, buckets, ckeys, cpts,
@@ -249,16 +240,9 @@ cudaMemPool_t pools[CZK_GPU_MAX];
 
 /* The per-device scratch pool, shared by the MSM and the partition prover (src/groth16/gpu_prove.cu):
  * stream-ordered allocations that keep their memory between calls (release threshold:
- * unlimited), so a steady stream of MSMs and proofs maps memory once.
- *
- * CZK_GPU_POOL_DEPS=0 (a diagnostic knob; unset by default) forbids the pool to make an
- * allocation wait for another stream's pending free (cudaMemPoolReuseAllowInternalDependencies
- * off; reuse of frees already complete stays on). It was the suspected cause of the
- * witness MSMs' waits in czkd, and measured worse on an H200: the pipelined partition
- * 1.203 s against 1.180, czkd 1.324 s against 1.307. The waits came from pageable
- * readbacks (see pinned_slot below). Without it an allocation takes memory that is free
- * now or maps more, or fails (the hand-on check in gpu_prove.cu keeps room for two proofs; the
- * engine retries a proof that runs out of memory with the GPU to itself). */
+ * unlimited), so a steady stream of MSMs and proofs maps memory once. An allocation may
+ * wait for another stream's pending free (cudaMemPoolReuseAllowInternalDependencies, CUDA's
+ * default): without it the pipelined partition took 1.203 s against 1.180 on an H200. */
 extern "C" czk_status czk__gpu_mem_pool(int gpu, cudaMemPool_t *out, czk_err *err)
 {
     if (gpu < 0 || gpu >= CZK_GPU_MAX) return czk_err_set(err, CZK_EINVAL, "GPU %d out of range", gpu);
@@ -274,11 +258,6 @@ extern "C" czk_status czk__gpu_mem_pool(int gpu, cudaMemPool_t *out, czk_err *er
         if (e == cudaSuccess) {
             uint64_t thr = UINT64_MAX;
             e = cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold, &thr);
-            const char *deps = getenv("CZK_GPU_POOL_DEPS");
-            if (e == cudaSuccess && deps != nullptr && strcmp(deps, "0") == 0) {
-                int off = 0;
-                e = cudaMemPoolSetAttribute(p, cudaMemPoolReuseAllowInternalDependencies, &off);
-            }
             if (e == cudaSuccess)
                 pools[gpu] = p;
             else
@@ -514,8 +493,6 @@ template <class G> unsigned pick_window(size_t nsig)
  *                            (memory grows as W·2^(c−1) buckets)
  *   CZK_GPU_MSM_CHUNK        entries per bucket-accumulation thread (default: see below)
  *   CZK_GPU_MSM_RED_THREADS  threads the bucket reduction aims for (default 65536)
- *   CZK_GPU_MSM_OVERLAP      1: accumulate each window while the next one is sorted
- *   CZK_GPU_MSM_PHASES       if set, print the device time of each phase to stderr
  * A value that does not parse, or is 0, means the default.
  */
 unsigned env_knob(const char *name, unsigned lo, unsigned hi)
@@ -605,28 +582,6 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
                             cudaMemcpyHostToDevice, sc.st));
     CZK_CUDA_TRY(err, cudaEventRecord(sc.ev0, sc.st));
 
-    /* Phase timing (CZK_GPU_MSM_PHASES): events after classify, digits and sort,
-     * accumulate (with its carry folds) and reduce; ph[0] is ev0; ph[5] and ph[6] around the
-     * ones' sum. Off by default. */
-    const bool phases = getenv("CZK_GPU_MSM_PHASES") != nullptr;
-    cudaEvent_t ph[7] = {};
-    struct ev_guard {
-        cudaEvent_t *e;
-        ~ev_guard()
-        {
-            for (int i = 1; i < 7; i++)
-                if (e[i] != nullptr) cudaEventDestroy(e[i]);
-        }
-    } ph_guard{ph};
-    if (phases) {
-        ph[0] = sc.ev0;
-        for (int i = 1; i < 7; i++) CZK_CUDA_TRY(err, cudaEventCreate(&ph[i]));
-    }
-#define PHASE(i)                                                                               \
-    do {                                                                                       \
-        if (phases) CZK_CUDA_TRY(err, cudaEventRecord(ph[i], sc.st));                                        \
-    } while (0)
-
     /* 1. Classify and compact. */
     if (density_host != nullptr) {
         density_popc_kernel<<<blocks_for(nwords, SIMPLE_THREADS), SIMPLE_THREADS, 0, sc.st>>>(
@@ -650,7 +605,6 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
         none = hc[1];
     }
 
-    PHASE(1);
     unsigned c = pick_window<G>(nsig > 0 ? nsig : 1);
     if (unsigned cw = env_knob("CZK_GPU_MSM_WINDOW", 4, 24)) c = cw;
     /* ceil(256/c) windows of as equal widths as possible (msm_kernels.cuh, win_split), at
@@ -668,7 +622,6 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     CZK_CUDA_TRY(err, cudaMemsetAsync(ones, 0, sizeof(X), sc.st));
 
     if (nsig > 0) {
-        const bool overlap = env_knob("CZK_GPU_MSM_OVERLAP", 1, 1) != 0;
         /*
          * Windows are sorted and accumulated a group at a time, so that the sorted entries
          * (8 bytes per significant scalar and window) are held for one group, not for all
@@ -676,8 +629,7 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
          * H200 the partition prover (src/groth16/gpu_prove.cu, room_for_next) then found no room to
          * hand the GPU on. A group holds at most KEYS_BUDGET bytes of entries (whole
          * windows, at least one): at 2^27 four windows (three groups), at 2^26 eight (two), at
-         * 2^24 all.
-         * CZK_GPU_MSM_GROUP sets the windows per group; the sort overlap (below) keeps all.
+         * 2^24 all. CZK_GPU_MSM_GROUP sets the windows per group.
          */
         constexpr uint64_t KEYS_BUDGET = 4ull << 30;
         uint32_t gw = (uint32_t)(KEYS_BUDGET / (8ull * nsig));
@@ -695,7 +647,7 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
             if (fit < gw) gw = (uint32_t)fit;
         }
         if (gw < 1) gw = 1;
-        if (gw > nwin || overlap) gw = nwin;
+        if (gw > nwin) gw = nwin;
         uint32_t *keys_tmp, *vals_tmp, *keys, *vals;
         TRY_STATUS(sc.alloc(&keys_tmp, nsig, err));
         TRY_STATUS(sc.alloc(&vals_tmp, nsig, err));
@@ -735,101 +687,40 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
         TRY_STATUS(sc.alloc(&ckb, (m + FOLD_L - 1) / FOLD_L, err));
         CZK_CUDA_TRY(err, cudaMemsetAsync(buckets, 0, (size_t)nwin * nb * sizeof(X), sc.st));
 
-        /*
-         * CZK_GPU_MSM_OVERLAP=1 (off by default: it measured slower): digits and sorts run
-         * on a second stream of the highest priority while the main stream accumulates each
-         * window as soon as its sort is done (an event per window), to hide the sort behind
-         * the accumulation. On an H200 it hid nothing: at G1 2^26 the sorts (26.7 ms alone)
-         * finished at 97 ms but the accumulation slowed by as much (436.3 ms against 433.9
-         * in all), since both compete for the same SM issue slots; at equal priority the
-         * sorts simply waited for the accumulation. Per-window launches also underfill the
-         * GPU at small n (2^20: 28 ms against 14). Kept as a knob for other GPUs.
-         */
-        struct side_stream {
-            cudaStream_t s = nullptr;
-            cudaEvent_t ev[65] = {}; /* one per window (at most 64) and the start */
-            ~side_stream()
-            {
-                if (s != nullptr) {
-                    cudaStreamSynchronize(s); /* before the scratch it reads is freed */
-                    cudaStreamDestroy(s);
-                }
-                for (cudaEvent_t e : ev)
-                    if (e != nullptr) cudaEventDestroy(e);
-                (void)cudaGetLastError();
-            }
-        } side;
-        cudaStream_t sort_st = sc.st;
-        if (overlap) {
-            int least = 0, greatest = 0;
-            CZK_CUDA_TRY(err, cudaDeviceGetStreamPriorityRange(&least, &greatest));
-            CZK_CUDA_TRY(err, cudaStreamCreateWithPriority(&side.s, cudaStreamNonBlocking, greatest));
-            for (unsigned w = 0; w <= nwin; w++)
-                CZK_CUDA_TRY(err, cudaEventCreateWithFlags(&side.ev[w], cudaEventDisableTiming));
-            /* The sort stream starts after everything queued so far (allocations, memset). */
-            CZK_CUDA_TRY(err, cudaEventRecord(side.ev[nwin], sc.st));
-            CZK_CUDA_TRY(err, cudaStreamWaitEvent(side.s, side.ev[nwin], 0));
-            sort_st = side.s;
-        }
-        /* With overlap gw = nwin: one group, each window accumulated once its sort is done.
-         * Otherwise a group's sorts, then its accumulation, all on sc.st, so the next group's
-         * sorts overwrite keys and vals only after they were read. */
+        /* A group's digits, its sorts, then its accumulation, all on sc.st, so the next
+         * group's sorts overwrite keys and vals only after they were read. */
         for (unsigned w0 = 0; w0 < nwin; w0 += gw) {
             const unsigned w1 = w0 + gw < nwin ? w0 + gw : nwin;
-            /* Without the overlap, one digits pass for the whole group: window w0's entries
-             * in keys_tmp, the others' in their own slots, each sorted in place through a
-             * double buffer with keys_tmp (copied back when the sort ends there). */
-            if (!overlap) {
-                digits_group_kernel<<<blocks_for(nsig, SIMPLE_THREADS), SIMPLE_THREADS, 0,
-                                      sort_st>>>(scalars, sig_ik, nsig, ws, w0, w1, nb, keys_tmp,
-                                                 vals_tmp, keys, vals);
-                CZK_CUDA_TRY_LAUNCH(err);
-            }
+            /* One digits pass for the whole group: window w0's entries in keys_tmp, the
+             * others' in their own slots, each sorted in place through a double buffer with
+             * keys_tmp (copied back when the sort ends there). */
+            digits_group_kernel<<<blocks_for(nsig, SIMPLE_THREADS), SIMPLE_THREADS, 0, sc.st>>>(
+                scalars, sig_ik, nsig, ws, w0, w1, nb, keys_tmp, vals_tmp, keys, vals);
+            CZK_CUDA_TRY_LAUNCH(err);
             for (unsigned w = w0; w < w1; w++) {
                 uint32_t *ko = keys + (size_t)(w - w0) * nsig, *vo = vals + (size_t)(w - w0) * nsig;
                 size_t t = tmp_sort;
-                if (!overlap && w > w0) {
+                if (w > w0) {
                     cub::DoubleBuffer<uint32_t> dk(ko, keys_tmp), dv(vo, vals_tmp);
                     CZK_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(tmp2, t, dk, dv, (int)nsig, 0, (int)c,
-                                                        sort_st));
+                                                        sc.st));
                     if (dk.Current() != ko)
                         CZK_CUDA_TRY(err, cudaMemcpyAsync(ko, dk.Current(), (size_t)nsig * sizeof *ko,
-                                            cudaMemcpyDeviceToDevice, sort_st));
+                                            cudaMemcpyDeviceToDevice, sc.st));
                     if (dv.Current() != vo)
                         CZK_CUDA_TRY(err, cudaMemcpyAsync(vo, dv.Current(), (size_t)nsig * sizeof *vo,
-                                            cudaMemcpyDeviceToDevice, sort_st));
+                                            cudaMemcpyDeviceToDevice, sc.st));
                     continue;
                 }
-                if (overlap) {
-                    digits_kernel<<<blocks_for(nsig, SIMPLE_THREADS), SIMPLE_THREADS, 0,
-                                    sort_st>>>(scalars, sig_ik, nsig, ws.pos(w), ws.width(w), nb,
-                                               keys_tmp, vals_tmp);
-                    CZK_CUDA_TRY_LAUNCH(err);
-                }
                 CZK_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(tmp2, t, keys_tmp, ko, vals_tmp, vo,
-                                                    (int)nsig, 0, (int)c, sort_st));
-                if (overlap) {
-                    CZK_CUDA_TRY(err, cudaEventRecord(side.ev[w], sort_st));
-                    CZK_CUDA_TRY(err, cudaStreamWaitEvent(sc.st, side.ev[w], 0));
-                    bucket_acc_kernel<F>
-                        <<<blocks_for(chunks, EC_THREADS), EC_THREADS, 0, sc.st>>>(
-                            bases, keys, vals, nsig, chunks, nwin, L, nb, buckets, cka, ca,
-                            w * chunks, (w + 1) * chunks, w0);
-                    CZK_CUDA_TRY_LAUNCH(err);
-                }
+                                                    (int)nsig, 0, (int)c, sc.st));
             }
-            /* Phase 2 ends with the last sort (on the sort stream); with several groups
-             * it also holds every group's accumulation but the last. */
-            if (phases && w1 == nwin) CZK_CUDA_TRY(err, cudaEventRecord(ph[2], sort_st));
-            if (!overlap) {
-                const uint32_t g0 = w0 * chunks, g1 = w1 * chunks;
-                bucket_acc_kernel<F><<<blocks_for(g1 - g0, EC_THREADS), EC_THREADS, 0, sc.st>>>(
-                    bases, keys, vals, nsig, chunks, nwin, L, nb, buckets, cka, ca, g0, g1, w0);
-                CZK_CUDA_TRY_LAUNCH(err);
-            }
+            const uint32_t g0 = w0 * chunks, g1 = w1 * chunks;
+            bucket_acc_kernel<F><<<blocks_for(g1 - g0, EC_THREADS), EC_THREADS, 0, sc.st>>>(
+                bases, keys, vals, nsig, chunks, nwin, L, nb, buckets, cka, ca, g0, g1, w0);
+            CZK_CUDA_TRY_LAUNCH(err);
         }
         TRY_STATUS(fold_all<F>(sc, cka, ca, ckb, cb, m, buckets, err));
-        PHASE(3);
 
         /* Segments of buckets per thread: enough threads to fill the GPU (~64K), and at
          * most 256 buckets each; only the narrow windows' lower half gets threads. On an
@@ -862,25 +753,13 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
             buckets, nwin, nb, wide, seg, ska, sa);
         CZK_CUDA_TRY_LAUNCH(err);
         TRY_STATUS(fold_all<F>(sc, ska, sa, skb, sb, nseg, win, err));
-        PHASE(4);
-        if (phases) {
-            float t[4];
-            for (int i = 0; i < 4; i++) CZK_CUDA_TRY(err, cudaEventSynchronize(ph[i + 1]));
-            for (int i = 0; i < 4; i++) CZK_CUDA_TRY(err, cudaEventElapsedTime(&t[i], ph[i], ph[i + 1]));
-            fprintf(stderr,
-                    "msm phases G%d n_sig %u c %u L %u seg %u groups %u: classify %.2f  "
-                    "digits+sort %.2f  accumulate+fold %.2f  reduce %.2f ms\n",
-                    G::group, nsig, c, L, seg, (nwin + gw - 1) / gw, t[0], t[1], t[2], t[3]);
-        }
     }
-#undef PHASE
 
     /*
      * The ones: one batch addition. By default a tree of batch-affine additions
      * (cuda/ones_affine.cuh: 5M + 1S an addition against XYZZ's 8M + 2S) halves the points
      * level by level, one field inversion a level, until at most `stop` are left; the XYZZ
      * chunks and carry folds then sum those. Knobs (read on every call, like the others):
-     *   CZK_GPU_MSM_ONES=xyzz      the XYZZ path alone over all the ones (the older code)
      *   CZK_GPU_MSM_ONES_STOP      points left to the XYZZ path (default 2^22: below a few
      *                              million points a level's single inversion and its
      *                              launches cost more than the additions it saves; on an H200
@@ -892,13 +771,10 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
      * s/2 prefixes, 96 bytes a point for G1 and 192 for G2; more ones than a segment's worth
      * are summed as several trees, one after the other, their leftovers summed together.
      */
-    /* With CZK_GPU_MSM_PHASES the ones' time too, and the whole call's on the device. */
-    if (phases && none > 0) CZK_CUDA_TRY(err, cudaEventRecord(ph[5], sc.st));
     size_t ones_by_tree = 0;
     if (none > 0) {
         using A = affine_t<F>;
-        const char *mode = getenv("CZK_GPU_MSM_ONES");
-        bool tree = mode == nullptr || strcmp(mode, "xyzz") != 0;
+        bool tree = true;
         uint32_t stop = 1u << 22;
         if (unsigned k = env_knob("CZK_GPU_MSM_ONES_STOP", 64, 1u << 30)) stop = k;
         uint32_t K = 16;
@@ -1008,7 +884,6 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
                 rest, nrest, L, oka, oa);
         CZK_CUDA_TRY_LAUNCH(err);
         TRY_STATUS(fold_all<F>(sc, oka, oa, okb, ob, chunks, ones, err));
-        if (phases) CZK_CUDA_TRY(err, cudaEventRecord(ph[6], sc.st));
     }
 
     /* Back to the host: W window sums and the ones' sum; Horner there. */
@@ -1020,13 +895,6 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     CZK_CUDA_TRY(err, cudaMemcpyAsync(rb + 64, ones, sizeof(X), cudaMemcpyDeviceToHost, sc.st));
     CZK_CUDA_TRY(err, cudaEventRecord(sc.ev1, sc.st));
     CZK_CUDA_TRY(err, cudaStreamSynchronize(sc.st));
-    if (phases) {
-        float t_ones = 0, t_all = 0;
-        if (none > 0) CZK_CUDA_TRY(err, cudaEventElapsedTime(&t_ones, ph[5], ph[6]));
-        CZK_CUDA_TRY(err, cudaEventElapsedTime(&t_all, sc.ev0, sc.ev1));
-        fprintf(stderr, "msm call G%d n %zu sig %u ones %u: ones %.2f ms, all %.2f ms\n",
-                G::group, n, nsig, none, t_ones, t_all);
-    }
     memcpy(hw, rb, nwin * sizeof(X));
     memcpy(&hones, rb + 64, sizeof(X));
 

@@ -646,7 +646,7 @@ static void ones_path_check(const char *what, const czk_g1_affine *b, const czk_
  * repeats and opposites meet every special pair (P + P, P + (−P), infinity) at level 0;
  * repeats also make later levels see equal points. Also 2^18 ones with a stop of 2^16 (two
  * levels of full-size launches) and with the defaults (the XYZZ path below the stop), the
- * XYZZ path alone (CZK_GPU_MSM_ONES=xyzz) on the same inputs, and the fallback to it when
+ * XYZZ path alone (a stop above every count) on the same inputs, and the fallback to it when
  * the tree's scratch does not fit (simulated: CZK_GPU_MSM_ONES_NOROOM=k), which the
  * stats must show (n_one_tree).
  */
@@ -668,9 +668,9 @@ static void test_ones_tree(void)
                      false);
         unsetenv("CZK_GPU_MSM_ONES_SEG");
     }
-    setenv("CZK_GPU_MSM_ONES", "xyzz", 1);
+    setenv("CZK_GPU_MSM_ONES_STOP", "1073741824", 1);
     g1_msm_check("ones by XYZZ alone", b, s, n, NULL, false);
-    unsetenv("CZK_GPU_MSM_ONES");
+    unsetenv("CZK_GPU_MSM_ONES_STOP");
     /* No room for the tree's scratch (simulated): the XYZZ path sums them instead. The
      * stats say which path ran: all ones by the tree, then none when its first, its fourth
      * (three given back) or, with several segments, its fifth allocation fails. */
