@@ -394,8 +394,7 @@ typedef struct czk_gpu_prove_opts {
      * its H MSMs' scratch at once: the next proof may be of another circuit).
      * From then on this proof only computes, so a caller that serializes proofs on a GPU
      * may let the next one start: its copies then overlap these MSMs instead of leaving
-     * the SMs idle while they run. Not called when the room is missing, or when the
-     * environment sets CZK_GPU_OVERLAP=0.
+     * the SMs idle while they run. Not called when the room is missing.
      */
     void (*on_compute)(void *arg);
     void *on_compute_arg;
@@ -442,9 +441,6 @@ typedef struct czk_gpu_prove_stats {
      * result (t_msm_h_s), and each witness MSM's result (t_l_s, t_a_s, t_b1_s, t_b2_s; on
      * their own thread, beside the H MSM). Where a proof's time goes when proofs overlap. */
     double t_queued_s, t_h_s, t_handoff_s, t_msm_h_s, t_l_s, t_a_s, t_b1_s, t_b2_s;
-    /** The witness was copied before a, b, c (CZK_GPU_COPY_ORDER=witness, or =auto with
-     *  no other proof on the GPU; src/groth16/gpu_prove.cu's copy_order_env). */
-    bool witness_copied_first;
     int packed_vectors; /**< how many of a, b, c and aux came packed (opts.packed_*) */
     unsigned msm_calls; /**< device MSM calls of the proof (more than 8 when cut by a plan) */
     unsigned msm_cuts;  /**< calls cut in two because their scratch did not fit */

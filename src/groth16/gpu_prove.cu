@@ -301,7 +301,6 @@ struct streamer {
 struct prove_state {
     int gpu = -1;
     cudaStream_t s = nullptr, cs = nullptr;
-    cudaStream_t ws = nullptr; /* the witness's from_mont when it is copied first */
     cudaMemPool_t pool = nullptr;
     fr_t *da = nullptr, *db = nullptr, *dc = nullptr, *dz = nullptr;
     fr_t *stage[4] = {nullptr, nullptr, nullptr, nullptr}; /* packed a, b, c, aux (device) */
@@ -317,7 +316,6 @@ struct prove_state {
         if (thread_started) pthread_join(thread, nullptr);
         if (s != nullptr) cudaStreamSynchronize(s);
         if (cs != nullptr) cudaStreamSynchronize(cs);
-        if (ws != nullptr) cudaStreamSynchronize(ws);
         cudaStream_t fs = s != nullptr ? s : cs;
         if (fs != nullptr) {
             fr_t *ps[8] = {da, db, dc, dz, stage[0], stage[1], stage[2], stage[3]};
@@ -330,7 +328,6 @@ struct prove_state {
             if (e != nullptr) cudaEventDestroy(e);
         if (s != nullptr) cudaStreamDestroy(s);
         if (cs != nullptr) cudaStreamDestroy(cs);
-        if (ws != nullptr) cudaStreamDestroy(ws);
         (void)cudaGetLastError();
     }
 
@@ -595,8 +592,6 @@ void note_shape(int gpu, size_t m, size_t ni, size_t na)
 bool room_for_next(int gpu, cudaMemPool_t pool)
 {
     if (gpu < 0 || gpu >= CZK_GPU_MAX) return false;
-    const char *env = getenv("CZK_GPU_OVERLAP");
-    if (env != nullptr && strcmp(env, "0") == 0) return false;
     size_t free_b = 0, total_b = 0;
     if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
         (void)cudaGetLastError();
@@ -613,44 +608,6 @@ bool room_for_next(int gpu, cudaMemPool_t pool)
     uint64_t need = g_max_bufs[gpu].load(std::memory_order_relaxed) +
                     2 * (120 * g_max_m[gpu].load(std::memory_order_relaxed)) + (2ull << 30);
     return avail >= need;
-}
-
-/* Proofs in this process now between their first allocation and their return, per GPU. */
-std::atomic<int> g_in_flight[CZK_GPU_MAX];
-
-struct in_flight_scope {
-    int gpu;
-    int before; /* proofs already on this GPU when this one began */
-    explicit in_flight_scope(int g) : gpu(g >= 0 && g < CZK_GPU_MAX ? g : -1), before(0)
-    {
-        if (gpu >= 0) before = g_in_flight[gpu].fetch_add(1, std::memory_order_relaxed);
-    }
-    ~in_flight_scope()
-    {
-        if (gpu >= 0) g_in_flight[gpu].fetch_sub(1, std::memory_order_relaxed);
-    }
-};
-
-/*
- * The order of the copies. a, b, c before the witness (CZK_GPU_COPY_ORDER=abc, the
- * default) brings H, the head of the longest chain, soonest: the GPU idles only during a's
- * copy, then transforms each vector while the next one copies. The witness MSMs (~0.2 s of
- * device time at 2^27 with a PoRep witness) then run beside the H MSM and lengthen it.
- * With the witness first (=witness) they run beside the transforms instead, which are
- * bound by memory and by the copies, while H comes one copy (~76 ms at 2^27) later. =auto
- * copies the witness first only when no other proof shares this GPU (one proof alone,
- * where the MSMs have nothing else to overlap); beside another proof's MSMs the H chain
- * matters more. Which pays is measured in bench/RESULTS.md; until then abc stays.
- */
-enum copy_order { COPY_ABC, COPY_WITNESS, COPY_AUTO };
-
-copy_order copy_order_env()
-{
-    const char *v = getenv("CZK_GPU_COPY_ORDER");
-    if (v == nullptr || strcmp(v, "abc") == 0) return COPY_ABC;
-    if (strcmp(v, "witness") == 0) return COPY_WITNESS;
-    if (strcmp(v, "auto") == 0) return COPY_AUTO;
-    return COPY_ABC;
 }
 
 /*
@@ -715,19 +672,6 @@ czk_status expand_packed(fr_t *dst, fr_t *&stage, const czk_packed_vec *p, bool 
     CZK_CUDA_TRY(err, cudaFreeAsync(stage, s));
     stage = nullptr;
     return CZK_OK;
-}
-
-/*
- * Default B_G2 placement: the GPU. On an H200 with 16 host threads, for a 2^27 PoRep-like
- * partition (32.6 M B-dense variables, 90% of them 0 or 1), B_G2 took 145 ms of GPU time
- * against 11.4 s on the CPU beside the GPU work (median of 5), which made the whole proof
- * 6.6 times slower. CZK_GPU_PROVE_B2=cpu overrides it (for benchmarks).
- */
-czk_gpu_b2_where b2_default()
-{
-    const char *v = getenv("CZK_GPU_PROVE_B2");
-    if (v != nullptr && strcmp(v, "cpu") == 0) return CZK_GPU_B2_CPU;
-    return CZK_GPU_B2_GPU;
 }
 
 /*
@@ -901,7 +845,10 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
         return czk_err_set(err, CZK_EINVAL,
                            "gpu prove: packed_aux holds %zu elements, the key %zu aux variables",
                            o.packed_aux->n, (size_t)pk->n_aux);
-    if (o.b2 == CZK_GPU_B2_AUTO) o.b2 = b2_default();
+    /* B_G2 on the GPU unless the caller asks for the CPU: on an H200 with 16 host threads a
+     * 2^27 PoRep-like partition's B_G2 took 145 ms of GPU time against 11.4 s on the CPU
+     * beside the GPU work, which made the whole proof 6.6 times slower. */
+    if (o.b2 == CZK_GPU_B2_AUTO) o.b2 = CZK_GPU_B2_GPU;
     if (o.b2 == CZK_GPU_B2_CPU && pk->b_g2_len > 0 && pk->b_g2 == nullptr)
         return czk_err_set(err, CZK_EINVAL, "gpu prove: B_G2 on the CPU needs the key's points");
     /* The plan's orders (include/czk/gpu.h): two vectors through the H step at a time, the
@@ -948,7 +895,6 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     memset(&tm, 0, sizeof tm);
     const double t0 = czk_clock_s();
 
-    in_flight_scope flight(gpu);
     prove_state ps;
     ps.gpu = gpu;
     TRY_STATUS(select_gpu(gpu, err));
@@ -967,25 +913,12 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
      * with a PoRep witness) go one level below the transforms and the H MSM at the lowest
      * level: the small MSMs finish early and free their memory, and the long H MSM fills
      * whatever the others leave. On an H200 (bench_gpu_prove --real --pipeline 10) the
-     * pipelined partition took 1.177 s against 1.198 with every MSM at one level
-     * (CZK_GPU_WITNESS_FIRST=0, kept for comparison). The larger gain came with the MSMs'
-     * page-locked readbacks (cuda/msm.cu, pinned_slot), without which the witness MSMs
-     * waited for the H MSM whatever their priority. The cost: a proof's call now ends with
-     * its H MSM, about 2.3 s into it beside the next proof. */
-    const char *wf = getenv("CZK_GPU_WITNESS_FIRST");
-    const bool witness_first = wf == nullptr || strcmp(wf, "0") != 0;
+     * pipelined partition took 1.177 s against 1.198 with every MSM at one level, and a
+     * partition alone 1.236 s against 1.306 with the H MSM at the witness MSMs' level. The
+     * cost: a proof's call ends with its H MSM, about 2.3 s into it beside the next proof. */
     const int witness_level = prio_least - prio_greatest >= 2 ? prio_greatest + 1 : prio_greatest;
-    /* CZK_GPU_H_LEVEL=witness puts the H MSM at the witness MSMs' level (for measuring:
-     * the H MSM at the lowest level ends 2.1-2.8 s into its call beside the next proof,
-     * which with two prove workers a GPU caps czkd at a partition per call/2). */
-    const char *hl = getenv("CZK_GPU_H_LEVEL");
-    const bool h_at_witness = hl != nullptr && strcmp(hl, "witness") == 0;
-    const int msm_prio = o.urgent       ? prio_greatest
-                         : h_at_witness ? witness_level
-                                        : prio_least;
-    const int witness_prio = o.urgent ? prio_greatest
-                             : witness_first ? witness_level
-                                             : prio_least;
+    const int msm_prio = o.urgent ? prio_greatest : prio_least;
+    const int witness_prio = o.urgent ? prio_greatest : witness_level;
     msm_priority_scope prio_scope(msm_prio);
     scratch_cap_scope cap_scope(scratch_cap);
     /* The copy stream also makes the witness canonical (from_mont_kernel), which the
@@ -1031,12 +964,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     /* 1. Copies, one event per vector: a, b, c first (H and its MSM are the longest chain),
      * then the witness. The copies of a, b, c bound the transforms (the GPU transforms a
      * vector faster than PCIe delivers the next), so H is ready sooner when they go first:
-     * at 2^27 on an H200, H was ready after 441 ms against 513 ms with the witness first.
-     * CZK_GPU_COPY_ORDER (copy_order_env) may put the witness first. */
-    const copy_order order = copy_order_env();
-    st.witness_copied_first = !in_turn && !late &&
-                              (order == COPY_WITNESS ||
-                               (order == COPY_AUTO && flight.before == 0 && overlap));
+     * at 2^27 on an H200, H was ready after 441 ms against 513 ms with the witness first. */
     st.host_pinned = is_pinned(asg->a) && is_pinned(asg->b) && is_pinned(asg->c) &&
                      is_pinned(asg->aux);
     const size_t fb = sizeof(czk_fr);
@@ -1086,30 +1014,18 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
             vorder[1] = 0;
         }
     }
-    if (st.witness_copied_first) {
-        /* The witness's conversion on a stream of its own at the copy stream's level, so
-         * that a's copy follows the witness's at once. */
-        CZK_CUDA_TRY(err, cudaStreamCreateWithPriority(&ps.ws, cudaStreamNonBlocking, witness_prio));
-        TRY_STATUS(copy_witness());
-    }
     /* In turn, c's copy waits for a·b (queued with the transforms below). */
     for (int k : vorder) {
         if (in_turn && k == 2) break;
         TRY_STATUS(copy_vector(k));
     }
-    if (!st.witness_copied_first && !late) TRY_STATUS(copy_witness());
+    if (!late) TRY_STATUS(copy_witness());
 
     /* Rows past `rows` are zero. The witness becomes canonical scalars right after its
-     * copy (on the copy stream when it is copied last), so that the witness MSMs do not
-     * wait for the transforms. */
+     * copy, on the copy stream, so that the witness MSMs do not wait for the transforms. */
     if (rows < m)
         for (int k = 0; k < (in_turn ? 2 : 3); k++)
             CZK_CUDA_TRY(err, cudaMemsetAsync(dv[k] + rows, 0, (m - rows) * fb, ps.s));
-    cudaStream_t zs_stream = ps.cs;
-    if (st.witness_copied_first) {
-        zs_stream = ps.ws;
-        CZK_CUDA_TRY(err, cudaStreamWaitEvent(ps.ws, ps.ev[EV_Z], 0));
-    }
     /* The witness in canonical limbs (aux packed: expanded to them), once it has landed. */
     auto witness_canonical = [&](cudaStream_t zst) -> czk_status {
         if (pv[3] != nullptr) {
@@ -1122,7 +1038,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
         CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_ZC], zst));
         return CZK_OK;
     };
-    if (!late) TRY_STATUS(witness_canonical(zs_stream));
+    if (!late) TRY_STATUS(witness_canonical(ps.cs));
 
     czk__groth16_msms res;
     /* The witness MSMs' thread has copy buffers of its own; after H they use this one's. */
