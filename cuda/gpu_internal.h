@@ -135,6 +135,18 @@ void czk__gpu_h_end(czk__gpu_h *h);
  */
 void czk__gpu_ntt_set_whole_max(int boundary_max_log, int scale_max_log);
 
+/* GPU discovery's one read of the spin_wait knob (cuda/tuning.c): from then on
+ * czk_gpu_set_tuning refuses to change it. */
+bool czk__gpu_tuning_take_spin_wait(void);
+
+/**
+ * Tests only (cuda/msm.cu): the k-th scratch allocation of the ones' batch-affine tree in
+ * each MSM from now on fails as if the device were full (1..5: the fifth exists only with
+ * several segments; 0: none), so that the MSM must fall back to the XYZZ additions after
+ * giving back what the tree took.
+ */
+void czk__gpu_msm_fail_ones_alloc(unsigned k);
+
 #ifdef __cplusplus
 }
 #endif

@@ -31,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <atomic>
+
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
@@ -472,7 +474,7 @@ struct g2_traits {
  * Window width from the number of significant scalars: about log2(n) − 4, which balances
  * n·W bucket additions against W·2^c reduction additions (docs/gpu.md §6.1 puts
  * the G1 optimum at 16 bits for 2^20, 20 for 2^24 and 22 for 2^26..2^27). Measured on an
- * H200 (CZK_GPU_MSM_WINDOW, windows all of c bits then): 21 and 23 bits were 1–9% slower
+ * H200 (czk_gpu_tuning.msm_window, windows all of c bits then): 21 and 23 bits were 1–9% slower
  * than 22 at 2^26 and 2^27 (21 needs 13 windows, 23 doubles the reduction for the same 12),
  * and 21 was 9% slower than 20 for G2 at 2^24. Since the widths are split (win_split) the
  * 12 windows of c = 22 are 4 of 22 bits and 8 of 21, which took the reduction at 2^26 from
@@ -486,26 +488,8 @@ template <class G> unsigned pick_window(size_t nsig)
     return (unsigned)c;
 }
 
-/*
- * Tuning knobs, read from the environment on every call so that a benchmark can sweep them
- * without rebuilding (they are not part of the API; production leaves them unset):
- *   CZK_GPU_MSM_WINDOW       window bits c (4..24): the widest window, ceil(256/c) of them
- *                            (memory grows as W·2^(c−1) buckets)
- *   CZK_GPU_MSM_CHUNK        entries per bucket-accumulation thread (default: see below)
- *   CZK_GPU_MSM_RED_THREADS  threads the bucket reduction aims for (default 65536)
- * A value that does not parse, or is 0, means the default.
- */
-unsigned env_knob(const char *name, unsigned lo, unsigned hi)
-{
-    const char *v = getenv(name);
-    if (v == nullptr || *v == '\0') return 0;
-    char *end;
-    unsigned long x = strtoul(v, &end, 10);
-    if (*end != '\0' || x == 0) return 0;
-    if (x < lo) x = lo;
-    if (x > hi) x = hi;
-    return (unsigned)x;
-}
+/* The tests' failure of the ones' tree scratch (czk__gpu_msm_fail_ones_alloc; 0: none). */
+std::atomic<unsigned> g_fail_ones_alloc{0};
 
 /* Fold carry entries (m of them, in ka/pa) into out[], level by level; kb/pb hold the
  * next level (at least ceil(m / FOLD_L) entries). */
@@ -546,6 +530,9 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     if (need > nbases)
         return czk_err_set(err, CZK_EINVAL, "msm: %zu bases needed, %zu given", need, nbases);
 
+    /* The tuning knobs, once a call (cuda/tuning.c); zeros leave the choices below. */
+    czk_gpu_tuning tu;
+    czk_gpu_get_tuning(&tu);
     /* Before the scratch: its destructor waits for the stream, so a copy still bound for
      * the slot (an error path) lands before the slot is given back. */
     pinned_slot readback;
@@ -606,7 +593,7 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     }
 
     unsigned c = pick_window<G>(nsig > 0 ? nsig : 1);
-    if (unsigned cw = env_knob("CZK_GPU_MSM_WINDOW", 4, 24)) c = cw;
+    if (tu.msm_window != 0) c = tu.msm_window;
     /* ceil(256/c) windows of as equal widths as possible (msm_kernels.cuh, win_split), at
      * most c bits; c from here on is the widest. */
     const win_split ws = split_windows(c);
@@ -629,11 +616,11 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
          * H200 the partition prover (src/groth16/gpu_prove.cu, room_for_next) then found no room to
          * hand the GPU on. A group holds at most KEYS_BUDGET bytes of entries (whole
          * windows, at least one): at 2^27 four windows (three groups), at 2^26 eight (two), at
-         * 2^24 all. CZK_GPU_MSM_GROUP sets the windows per group.
+         * 2^24 all. The msm_group knob sets the windows per group.
          */
         constexpr uint64_t KEYS_BUDGET = 4ull << 30;
         uint32_t gw = (uint32_t)(KEYS_BUDGET / (8ull * nsig));
-        if (unsigned gk = env_knob("CZK_GPU_MSM_GROUP", 1, 64)) gw = gk;
+        if (tu.msm_group != 0) gw = tu.msm_group;
         if (sc.cap != 0) {
             /* Under a scratch cap, fewer windows a group: what the group's entries may take
              * is what the cap leaves after the sort's temporaries, the buckets and the
@@ -667,14 +654,14 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
 
         /* Chunk length: several average buckets, so most buckets are finished by the
          * thread that starts them: G1 eight, within [32, 512]; G2 four, within [32, 256].
-         * On an H200 (CZK_GPU_MSM_CHUNK sweep, medians of 5) G1 2^26 took 431.3 ms at 256 or
+         * On an H200 (msm_chunk sweep, medians of 5) G1 2^26 took 431.3 ms at 256 or
          * 512 against 433.9 at 128 and 443 at 64, and 2^27 813.7 at 512 against 816.4 at
          * 256 and 887 at 64; G2 2^24 was fastest at 128 (448.8 against 451.0 at 256). */
         uint32_t avg = nsig / nb;
         const uint32_t chunk_mul = G::group == 1 ? 8 : 4, chunk_max = G::group == 1 ? 512 : 256;
         uint32_t L = 32;
         while (L < chunk_mul * avg && L < chunk_max) L <<= 1;
-        if (unsigned lk = env_knob("CZK_GPU_MSM_CHUNK", 16, 1u << 16)) L = lk;
+        if (tu.msm_chunk != 0) L = tu.msm_chunk;
         uint32_t chunks = (nsig + L - 1) / L;
         uint32_t m = nwin * chunks;
 
@@ -727,13 +714,13 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
          * H200 (G1, before the split widths) 128-bucket segments reduced fastest at 2^24
          * (32 took 16.9 ms against 14.3: more carries to fold) and 2^26 (512: 46 ms against
          * 40); with the split, at 2^26, 256 (98K threads, a third on empty buckets) took
-         * 27.2 ms against 28.8 for 128 and 42.7 for 1024 (CZK_GPU_MSM_RED_THREADS). */
+         * 27.2 ms against 28.8 for 128 and 42.7 for 1024 (msm_red_threads). */
         const uint32_t wide = ws.extra > 0 ? ws.extra : nwin; /* windows of nb buckets */
         const uint32_t nb_min = wide < nwin ? nb / 2 : nb;
         uint64_t red_threads = 65536;
         uint32_t seg_max = 256;
-        if (unsigned rt = env_knob("CZK_GPU_MSM_RED_THREADS", 1024, 1u << 24)) {
-            red_threads = rt;
+        if (tu.msm_red_threads != 0) {
+            red_threads = tu.msm_red_threads;
             seg_max = 1u << 31; /* the knob alone decides */
         }
         uint32_t seg = 8;
@@ -759,14 +746,14 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
      * The ones: one batch addition. By default a tree of batch-affine additions
      * (cuda/ones_affine.cuh: 5M + 1S an addition against XYZZ's 8M + 2S) halves the points
      * level by level, one field inversion a level, until at most `stop` are left; the XYZZ
-     * chunks and carry folds then sum those. Knobs (read on every call, like the others):
-     *   CZK_GPU_MSM_ONES_STOP      points left to the XYZZ path (default 2^22: below a few
-     *                              million points a level's single inversion and its
-     *                              launches cost more than the additions it saves; on an H200
-     *                              the 90 % {0,1} MSM at 2^26, 30 M ones, took 72.4 ms with
-     *                              64K, 69.2 with 1M, 68.8 with 4M, 70.5 by XYZZ alone)
-     *   CZK_GPU_MSM_ONES_K         pairs per thread in a level (default 16)
-     *   CZK_GPU_MSM_ONES_SEG       most ones in one tree (default: 4 GiB of tree buffers)
+     * chunks and carry folds then sum those. Knobs (czk_gpu_tuning):
+     *   msm_ones_stop  points left to the XYZZ path (default 2^22: below a few million
+     *                  points a level's single inversion and its launches cost more than
+     *                  the additions it saves; on an H200 the 90 % {0,1} MSM at 2^26, 30 M
+     *                  ones, took 72.4 ms with 64K, 69.2 with 1M, 68.8 with 4M, 70.5 by
+     *                  XYZZ alone)
+     *   msm_ones_k     pairs per thread in a level (default 16)
+     *   msm_ones_seg   most ones in one tree (0, the default: 4 GiB of tree buffers)
      * Memory: a tree over s points takes s/2 sums and s/4 for the next level (ping-pong) and
      * s/2 prefixes, 96 bytes a point for G1 and 192 for G2; more ones than a segment's worth
      * are summed as several trees, one after the other, their leftovers summed together.
@@ -775,17 +762,14 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     if (none > 0) {
         using A = affine_t<F>;
         bool tree = true;
-        uint32_t stop = 1u << 22;
-        if (unsigned k = env_knob("CZK_GPU_MSM_ONES_STOP", 64, 1u << 30)) stop = k;
-        uint32_t K = 16;
-        if (unsigned k = env_knob("CZK_GPU_MSM_ONES_K", 1, 1024)) K = k;
+        const uint32_t stop = tu.msm_ones_stop, K = tu.msm_ones_k;
         /* Elements per thread in the tree of totals: its levels are 1/K of the pairs or
          * less, so their cost hardly matters; 32 keeps the tree shallow (at most 5 levels
          * above 2^25 totals). */
         const uint32_t M = 32;
         constexpr uint64_t SEG_BYTES = 4ull << 30;
         uint64_t seg_max = SEG_BYTES / (sizeof(A) / 2 + sizeof(A) / 4 + sizeof(F) / 2);
-        if (unsigned k = env_knob("CZK_GPU_MSM_ONES_SEG", 1024, 0x7fffffffu)) seg_max = k;
+        if (tu.msm_ones_seg != 0) seg_max = tu.msm_ones_seg;
         if (seg_max < 2ull * stop) seg_max = 2ull * stop;
 
         const A *rest = bases;        /* what the XYZZ path sums: the bases through */
@@ -793,10 +777,10 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
         uint32_t nrest = none;
         /* The tree's scratch (about 3.8 GB for a PoRep partition's 62 M ones in G1) is
          * optional: where the device has no room for it, the XYZZ path sums all the ones,
-         * as it did before the tree, rather than failing the MSM. CZK_GPU_MSM_ONES_NOROOM=k
-         * (tests) makes the tree's k-th allocation fail (1..5; the fifth exists only with
-         * several segments), so that the ones allocated before it are given back. */
-        unsigned fail_at = env_knob("CZK_GPU_MSM_ONES_NOROOM", 1, 5);
+         * as it did before the tree, rather than failing the MSM. A test may make the tree's
+         * k-th allocation fail (czk__gpu_msm_fail_ones_alloc), so that the ones allocated
+         * before it are given back. */
+        const unsigned fail_at = g_fail_ones_alloc.load(std::memory_order_relaxed);
         /* nseg segments whose sizes differ by at most 1: segment s is
          * [s·none/nseg, (s + 1)·none/nseg), at least seg_max/2 ≥ stop points (at least 2, as
          * a level needs) and at most seg. */
@@ -1204,6 +1188,8 @@ void czk__gpu_set_thread_msm_scratch_cap(uint64_t bytes) { t_msm_scratch_cap = b
 uint64_t czk__gpu_thread_msm_scratch_cap(void) { return t_msm_scratch_cap; }
 
 int czk__gpu_thread_msm_priority(void) { return t_msm_priority; }
+
+void czk__gpu_msm_fail_ones_alloc(unsigned k) { g_fail_ones_alloc.store(k, std::memory_order_relaxed); }
 
 void czk_gpu_msm_trim(int gpu)
 {

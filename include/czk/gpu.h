@@ -65,6 +65,51 @@ CZK_API uint64_t czk_gpu_memory_limit(int gpu);
 CZK_API czk_status czk_gpu_measure_h2d(int gpu, size_t bytes, double *gbps, czk_err *err);
 
 /* ------------------------------------------------------------------------------------ */
+/* Tuning (cuda/tuning.c)                                                               */
+/* ------------------------------------------------------------------------------------ */
+
+/**
+ * The GPU layer's knobs, one table of rows (name, type, default, bounds, help) in
+ * cuda/tuning.c; the defaults are the measured choices. spin_wait is an operator's choice
+ * (czkd: gpus.spin_wait). The MSM knobs are for benchmarks that sweep them on other GPUs:
+ * the device memory planner (czk_gpu_plan_make) assumes their defaults. A zero in a knob
+ * whose default is zero leaves the choice to the code.
+ */
+typedef struct czk_gpu_tuning {
+    /** Host threads spin while they wait for a GPU (CUDA's default) instead of blocking. */
+    bool spin_wait;
+    uint32_t msm_window;      /**< window bits of the widest window, 4..24 */
+    uint32_t msm_chunk;       /**< sorted entries a bucket-accumulation thread adds, 16..2^16 */
+    uint32_t msm_red_threads; /**< threads the bucket reduction aims for, 1024..2^24 */
+    uint32_t msm_group;       /**< windows sorted and accumulated at a time, 1..64 */
+    uint32_t msm_ones_stop;   /**< ones the batch-affine tree leaves to XYZZ additions (2^22) */
+    uint32_t msm_ones_k;      /**< pairs a thread adds in a level of the ones' tree (16) */
+    uint32_t msm_ones_seg;    /**< most ones in one tree, 1024..2^31 − 1 */
+} czk_gpu_tuning;
+
+/** The table's defaults. */
+CZK_API void czk_gpu_tuning_defaults(czk_gpu_tuning *out);
+/**
+ * Set the knob named `name` (the field's name, "msm_window") in `t` from text ("20",
+ * "true"); NULL or "" sets its default. CZK_EINVAL for an unknown name or a value out of
+ * its bounds (the message gives them).
+ */
+CZK_API czk_status czk_gpu_tuning_parse(czk_gpu_tuning *t, const char *name, const char *value,
+                                        czk_err *err);
+/** `t` as one line of name=value pairs in the table's order; returns its length (as
+ *  snprintf: the bytes it needs). */
+CZK_API size_t czk_gpu_tuning_format(const czk_gpu_tuning *t, char *buf, size_t cap);
+/** The knobs in force: the defaults until czk_gpu_set_tuning. */
+CZK_API void czk_gpu_get_tuning(czk_gpu_tuning *out);
+/**
+ * Make `t` the knobs in force once every field is within its bounds (CZK_EINVAL names the
+ * first that is not); MSMs started from then on use them. spin_wait is applied when the
+ * first call touches a GPU (czk_gpu_count and everything after it): changing it after
+ * that is CZK_EBUSY, and nothing changes.
+ */
+CZK_API czk_status czk_gpu_set_tuning(const czk_gpu_tuning *t, czk_err *err);
+
+/* ------------------------------------------------------------------------------------ */
 /* Multi-scalar multiplication on the GPU (cuda/msm.cu)                                 */
 /* ------------------------------------------------------------------------------------ */
 
