@@ -186,7 +186,8 @@ CZK_API czk_status czk_gpu_g1s_msm(int gpu, czk_g1_jac *out, const czk_g1_affine
 CZK_API czk_status czk_gpu_g2s_msm(int gpu, czk_g2_jac *out, const czk_g2_affine *bases,
                                    const czk_scalar *scalars, size_t n,
                                    const uint64_t *density, czk_err *err);
-/** Release the MSM scratch pool of GPU `gpu` (kept between calls otherwise). */
+/** Release the MSM scratch pool of GPU `gpu` (kept between calls otherwise;
+ *  cuda/device_pool.cu). */
 CZK_API void czk_gpu_msm_trim(int gpu);
 
 /** The per-GPU pool the prover's buffers and the MSMs' scratch come from, in bytes. */

@@ -212,9 +212,9 @@ unsigned ew_blocks(size_t n)
     return b < EW_BLOCKS_MAX ? (unsigned)b : EW_BLOCKS_MAX;
 }
 
-/* Device memory: the per-GPU stream-ordered pool of cuda/msm.cu (czk__gpu_mem_pool), which
- * keeps its memory between calls: a partition prover runs back to back, and mapping 17 GB
- * again for every 2^27 partition would cost time. */
+/* Device memory: the per-GPU stream-ordered pool of cuda/device_pool.cu (czk__gpu_mem_pool),
+ * which keeps its memory between calls: a partition prover runs back to back, and mapping
+ * 17 GB again for every 2^27 partition would cost time. */
 
 /* ------------------------------------------------------------------------------------ */
 /* B_G2 on the CPU, concurrently with the GPU                                            */
