@@ -98,7 +98,7 @@ static int bench_group(int group, unsigned log_n, const struct opts *o, czk_pool
     if (!o->no_cpu) {
         void *c = xmalloc(n * psz);
         int cr = o->cpu_reps > 64 ? 64 : (o->cpu_reps < 1 ? 1 : o->cpu_reps);
-        setenv("CZK_SETUP_GPU", "0", 1);
+        czk__fixed_base_set_where(CZK__FIXED_BASE_CPU);
         for (int r = 0; r < cr; r++) {
             czk__progress pr = {0};
             double t0 = now();

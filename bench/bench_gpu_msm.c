@@ -12,11 +12,10 @@
  *   bench_gpu_msm [--max-log 26] [--min-log 20] [--g2-log 24] [--no-01] [--reps 5] [--gpu 0]
  *                 [--configs "W=21,L=64;W=22;..."]
  *
- * --configs sweeps the MSM tuning knobs (cuda/msm.cu reads them from the environment on every
- * call): each ';'-separated configuration sets CZK_GPU_MSM_WINDOW (W), CZK_GPU_MSM_CHUNK (L)
- * CZK_GPU_MSM_RED_THREADS (R) and CZK_GPU_MSM_OVERLAP (O), leaving unnamed ones at their defaults, and is timed on the
- * same bases and scalars; "-" is the defaults. The first configuration's figures go to the
- * JSON line. CZK_GPU_MSM_PHASES=1 makes each call print its phase times to stderr.
+ * --configs sweeps the MSM tuning knobs (czk_gpu_tuning, include/czk/gpu.h): each
+ * ';'-separated configuration sets msm_window (W), msm_chunk (L), msm_red_threads (R) and
+ * msm_group (G), leaving unnamed ones at their defaults, and is timed on the same bases and
+ * scalars; "-" is the defaults. The first configuration's figures go to the JSON line.
  *
  * Each line prints the floor (docs/gpu.md §6.1: XYZZ mixed adds at 2.59 G/s) and
  * the sppark peer on the same H200. A "JSON {...}" line closes the output.
@@ -78,34 +77,38 @@ typedef struct result {
 static result results[16];
 static int nresults;
 
-/* The knob configurations of --configs, as "W=..,L=..,R=..,O=..,G=.." strings. */
+/* The knob configurations of --configs, as "W=..,L=..,R=..,G=.." strings. */
 #define MAX_CONFIGS 16
 static char *configs[MAX_CONFIGS];
 static int nconfigs;
 
-/* Set the environment for configuration k (the knobs it leaves out are unset). */
+/* Set the MSM tuning knobs (czk_gpu_tuning) for configuration k; the knobs it leaves out
+ * get their defaults. */
 static void apply_config(int k)
 {
     static const struct {
         char key;
-        const char *env;
-    } knobs[] = {{'W', "CZK_GPU_MSM_WINDOW"}, {'L', "CZK_GPU_MSM_CHUNK"},
-                 {'R', "CZK_GPU_MSM_RED_THREADS"}, {'O', "CZK_GPU_MSM_OVERLAP"},
-                 {'G', "CZK_GPU_MSM_GROUP"}};
+        const char *knob;
+    } knobs[] = {
+        {'W', "msm_window"}, {'L', "msm_chunk"}, {'R', "msm_red_threads"}, {'G', "msm_group"}};
+    czk_gpu_tuning t;
+    czk_err err;
+    czk_gpu_get_tuning(&t);
+    const char *cfg = k < nconfigs ? configs[k] : "";
     for (size_t j = 0; j < sizeof knobs / sizeof knobs[0]; j++) {
-        unsetenv(knobs[j].env);
-        if (k >= nconfigs) continue;
-        for (const char *p = configs[k]; *p != '\0'; p++) {
-            if (*p == knobs[j].key && p[1] == '=' && (p == configs[k] || p[-1] == ',')) {
-                char v[16];
+        char v[16] = "";
+        for (const char *p = cfg; *p != '\0'; p++) {
+            if (*p == knobs[j].key && p[1] == '=' && (p == cfg || p[-1] == ',')) {
                 size_t len = strcspn(p + 2, ",");
                 if (len >= sizeof v) len = sizeof v - 1;
                 memcpy(v, p + 2, len);
                 v[len] = '\0';
-                setenv(knobs[j].env, v, 1);
             }
         }
+        if (czk_gpu_tuning_parse(&t, knobs[j].knob, v, &err) != CZK_OK)
+            fprintf(stderr, "--configs: %s\n", err.msg);
     }
+    if (czk_gpu_set_tuning(&t, &err) != CZK_OK) fprintf(stderr, "--configs: %s\n", err.msg);
 }
 
 static int run_msm(int gpu, int group, czk_gpu_bases *bases, size_t n, double bits01, int reps,

@@ -206,7 +206,7 @@ struct pipe_shared {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int busy;
-    unsigned next, total, overlapped, witness_first;
+    unsigned next, total, overlapped;
     double t_end[64];
     int who[64]; /* the thread that proved it (0 or 1) */
     /* Per proof, as czkd's gpu_end note: lock taken -> handed on, lock taken -> done,
@@ -281,7 +281,6 @@ static void *pipe_main(void *p)
         sh->m_mh[k] = st.t_msm_h_s;
         sh->m_l[k] = st.t_l_s;
         sh->m_b2[k] = st.t_b2_s;
-        sh->witness_first += st.witness_copied_first ? 1 : 0;
         pthread_mutex_unlock(&sh->mu);
         if (a->base.rc != CZK_OK) return NULL;
     }
@@ -746,10 +745,8 @@ int main(int argc, char **argv)
                (double)st.h2d_bytes / 1e9, st.host_pinned ? "yes" : "no");
         printf("  %-10s %10s\n", "stage", "ms");
         for (int k = 0; k < S_N; k++) printf("  %-10s %10.1f\n", stage_names[k], 1e3 * med[mi][k]);
-        printf("  H ready %.1f ms into the call (median wall mark); witness copied %s; %d "
-               "vectors packed\n",
-               1e3 * median(hready, (int)reps), st.witness_copied_first ? "first" : "last",
-               st.packed_vectors);
+        printf("  H ready %.1f ms into the call (median wall mark); %d vectors packed\n",
+               1e3 * median(hready, (int)reps), st.packed_vectors);
         printf("  (H2D and NTT overlap%s%s; stage times are CUDA-event times of each stage, "
                "which overlapping stages stretch)\n",
                serial[mi] ? "" : ", L/A/B MSMs beside NTT and MSM H",
@@ -841,9 +838,9 @@ int main(int argc, char **argv)
                 printf("pipelined on one GPU (lock handed on at on_compute): %u partitions in "
                        "%.1f ms; %.1f ms a partition in steady state (the two threads' rates "
                        "added; half the median call %.1f ms; first to last %.1f ms), %u of %u "
-                       "handed on early, %u with the witness copied first\n",
+                       "handed on early\n",
                        pipe_n, 1e3 * dt, 1e3 * pipe_s, 1e3 * half_call, 1e3 * first_last,
-                       sh.overlapped, pipe_n, sh.witness_first);
+                       sh.overlapped, pipe_n);
                 printf("  completions (s from the start, thread):");
                 for (unsigned k = 0; k < pipe_n; k++)
                     printf(" %.3f/%d", sh.t_end[k] - tp, sh.who[k]);

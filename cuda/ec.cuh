@@ -19,37 +19,22 @@
 
 #include "ff.cuh"
 
-/* 1 (default): the additions' y3 = r·(q − x3) − y·ppp as one fused F::mul_sub, which shares
- * one Montgomery reduction between the two products; 0: two multiplications. */
-#ifndef CZK_XYZZ_MULSUB
-#define CZK_XYZZ_MULSUB 1
-#endif
-
 namespace czk_gpu {
 
 /*
- * Field operations for xyzz_t::add_affine_lean<true>. For Fp they are the field's own. For
- * Fp2, whose multiplication is out of line, they are out-of-line functions of their own
- * taking their operands by value, which travel in registers (by reference, each call site
- * stores both operands to the stack frame and the callee loads them back). Same formulas as
- * fp2_t's (Karatsuba, and the two-multiplication square). The G2 bucket accumulation's
- * default (msm_kernels.cuh, CZK_MSM_G2_LEAN = 2): ptxas (CUDA 13.0, sm_90) 255 registers, an
- * 880-byte stack frame, 8 bytes spilled, and on an H200 G2 2^24 took 363.1 ms against 448.4
- * with fp2_t's products by reference. fp2_t's own products now take their operands by value
- * too (CZK_FP2_BYVAL), yet the accumulation through them was slower (378.9 ms): these
- * separate functions keep the register allocation that measured best.
+ * Field operations for xyzz_t::add_affine_lean<true>, the G2 bucket accumulation's
+ * (msm_kernels.cuh). For Fp they are the field's own. For Fp2 they are out-of-line
+ * functions of their own with the operands by value, the same formulas as fp2_t's: through
+ * them G2 2^24 took 355.3 ms on an H200, through fp2_t's own products (by value too, another
+ * register allocation) 378.9.
  */
 template <class F> struct lean_ops {
     static CZK_HD F mul(const F &a, const F &b) { return a * b; }
     static CZK_HD F sqr(const F &a) { return a.sqr(); }
-    /* a·b − c·d, fused as in add_affine (CZK_XYZZ_MULSUB). */
+    /* a·b − c·d, fused as in add_affine. */
     static CZK_HD F mul_sub(const F &a, const F &b, const F &c, const F &d)
     {
-#if CZK_XYZZ_MULSUB
         return F::mul_sub(a, b, c, d);
-#else
-        return a * b - c * d;
-#endif
     }
 };
 template <> struct lean_ops<fp2_t> {
@@ -142,11 +127,7 @@ template <class F> struct xyzz_t {
         F ppp = pp_ * pp;
         F q = x * pp;
         F x3 = r.sqr() - ppp - q.dbl();
-#if CZK_XYZZ_MULSUB
         F y3 = F::mul_sub(r, q - x3, y, ppp);
-#else
-        F y3 = r * (q - x3) - y * ppp;
-#endif
         x = x3;
         y = y3;
         zz = zz * pp;
@@ -155,8 +136,8 @@ template <class F> struct xyzz_t {
 
     /*
      * this += affine p (madd-2008-s), the same formula as add_affine ordered so that fewer
-     * values are live at once, for the register-bound bucket accumulation
-     * (CZK_MSM_G1_LEAN / CZK_MSM_G2_LEAN). p dies right after U2 = x_p·ZZ and S2 = y_p·ZZZ:
+     * values are live at once, for the register-bound bucket accumulation (msm_kernels.cuh:
+     * G2's, and G1's with CZK_MSM_G1_LEAN). p dies right after U2 = x_p·ZZ and S2 = y_p·ZZZ:
      * the doubling branch (p equal to this point) doubles this XYZZ point instead of p. ZZ·PP
      * is formed as soon as PP exists and X1 dies in Q = X1·PP, so P, PP, X1 and the old ZZ
      * are never live together; PPP then replaces P and PP. At most 6 field values stay live
@@ -204,11 +185,7 @@ template <class F> struct xyzz_t {
             PPP = P * PP;
             zzz = zzz * PPP;
             x = R.sqr() - PPP - Q.dbl();
-#if CZK_XYZZ_MULSUB
             y = F::mul_sub(R, Q - x, y, PPP);
-#else
-            y = R * (Q - x) - y * PPP;
-#endif
         }
     }
 
@@ -237,11 +214,7 @@ template <class F> struct xyzz_t {
         F ppp = p * pp;
         F qq = u1 * pp;
         F x3 = r.sqr() - ppp - qq.dbl();
-#if CZK_XYZZ_MULSUB
         F y3 = F::mul_sub(r, qq - x3, s1, ppp);
-#else
-        F y3 = r * (qq - x3) - s1 * ppp;
-#endif
         x = x3;
         y = y3;
         zz = zz * q.zz * pp;

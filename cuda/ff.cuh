@@ -50,47 +50,6 @@
 #endif
 #endif
 
-/*
- * Switches for the wide-product paths below (0 restores the older code for comparison):
- * CZK_FF_SQR_WIDE (default 1), a squaring from the half-size product; CZK_FP2_MUL_LAZY
- * (default 0), an Fp2 multiplication with two Montgomery reductions instead of three.
- * Measured on an H200 (bench_gpu_msm, median of 5): the wide squaring with ec.cuh's fused
- * y3 took G1 2^26 from 430.6 to 410.5 ms and 2^27 from 812.2 to 772.5 ms (−4.7..−4.9%);
- * the lazy Fp2 multiplication made G2 2^24 slower, 446.8 → 476.3 ms with its fused
- * a·b − c·d (its 24-word accumulators spill around the out-of-line Fp2 calls), 446.1 ms
- * without the fusion: no gain, so it is off.
- */
-#ifndef CZK_FF_SQR_WIDE
-#define CZK_FF_SQR_WIDE 1
-#endif
-#ifndef CZK_FP2_MUL_LAZY
-#define CZK_FP2_MUL_LAZY 0
-#endif
-/* CZK_FP2_INLINE (default 0): Fp2's multiplication and squaring inline at every use instead
- * of out of line. On an H200 G2 2^24 took 413.3 ms inline (255 registers, 172 bytes spilled
- * in the accumulation) against 363.1 out of line by value: off. */
-#ifndef CZK_FP2_INLINE
-#define CZK_FP2_INLINE 0
-#endif
-#if CZK_FP2_INLINE
-#define CZK_FP2_FN CZK_HD
-#else
-#define CZK_FP2_FN CZK_HD_NOINLINE
-#endif
-/* CZK_FP2_BYVAL (default 1): Fp2's out-of-line multiplication and squaring take their
- * operands by value. By reference, each call site stores both operands to the stack frame
- * and the callee loads them back; by value they travel in registers. On an H200 the G2 MSM's
- * bucket reduction (full XYZZ additions) went 48.9 -> 43.3 ms at 2^24 (the accumulation uses
- * ec.cuh's lean_ops, by value too: cuda/msm_kernels.cuh, CZK_MSM_G2_LEAN). */
-#ifndef CZK_FP2_BYVAL
-#define CZK_FP2_BYVAL 1
-#endif
-/* With CZK_FP2_MUL_LAZY: fp2_t::mul_sub with its two products in one pair of reductions
- * (1), or as two lazy multiplications and a subtraction (0). */
-#ifndef CZK_FP2_MULSUB_FUSED
-#define CZK_FP2_MULSUB_FUSED CZK_FP2_MUL_LAZY
-#endif
-
 namespace czk_gpu {
 
 /* Set bits of a 64-bit word (bitmaps: the MSM's densities, packed vectors). */
@@ -261,15 +220,10 @@ CZK_CONST_U32(fr_m0, (uint32_t)CZK__FR_INV)
 /*
  * r's lowest 32-bit word is 1 (2^32 divides r − 1), so −r^−1 mod 2^32 is 0xffffffff: each
  * reduction step's m is −x[0], and m·r[0] + x[0] is 0 with a carry exactly when x[0] != 0.
- * CZK_FR_REDUCE_SPECIAL=1 (the default) has Fr's reduction use that: three multiply-adds per
- * row become one negation and two additions (off the IMAD pipe). On an H200 the bare Fr
- * multiply went from 50.3 to 52.6 G/s and the 2^27 transforms 0.7–1.1% faster (forward NR
- * 46.13 → 45.72 ms); the Groth16 H step's change stayed inside the spread between runs.
+ * Fr's reduction uses that (low_word_one): three multiply-adds per row become one negation
+ * and two additions, off the IMAD pipe (bare Fr multiply 52.6 G/s against 50.3 on an H200).
  * p has no such form.
  */
-#ifndef CZK_FR_REDUCE_SPECIAL
-#define CZK_FR_REDUCE_SPECIAL 1
-#endif
 static_assert((host_consts::fr_p[0] & 0xffffffffu) == 1, "r = 1 mod 2^32");
 static_assert((uint32_t)CZK__FR_INV == 0xffffffffu, "-r^-1 = -1 mod 2^32");
 
@@ -284,7 +238,7 @@ struct fp_params {
 };
 struct fr_params {
     static constexpr int n = 8;
-    static constexpr bool low_word_one = CZK_FR_REDUCE_SPECIAL != 0;
+    static constexpr bool low_word_one = true;
     static CZK_HD const uint32_t *mod() { return CZK_CONST(fr_mod).v; }
     static CZK_HD uint32_t m0() { return CZK_CONST(fr_m0); }
     static CZK_HD const uint32_t *one() { return CZK_CONST(fr_one).v; }
@@ -778,36 +732,6 @@ template <class P> struct __align__(16) mont_t {
     }
 
     /*
-     * w += p·2^(32n) when w, read as a two's complement 2n-word integer, is negative. For
-     * −p·2^(32n) ≤ w < 2^(64n−1) this maps w into [0, p·2^(32n)), redc_wide's input range.
-     */
-    static CZK_HD void wide_fix_neg(uint32_t *w)
-    {
-        const uint32_t *m = P::mod();
-        const uint32_t neg = (uint32_t)((int32_t)w[2 * n - 1] >> 31);
-        w[n] = add_cc(w[n], m[0] & neg);
-#pragma unroll
-        for (int k = 1; k < n - 1; k++) w[n + k] = addc_cc(w[n + k], m[k] & neg);
-        w[2 * n - 1] = addc(w[2 * n - 1], m[n - 1] & neg);
-    }
-
-    /* w = u − v (mod 2^(64n)) and w = u + v over 2n words. */
-    static CZK_HD void wide_sub(uint32_t *w, const uint32_t *u, const uint32_t *v)
-    {
-        w[0] = sub_cc(u[0], v[0]);
-#pragma unroll
-        for (int k = 1; k < 2 * n - 1; k++) w[k] = subc_cc(u[k], v[k]);
-        w[2 * n - 1] = subc(u[2 * n - 1], v[2 * n - 1]);
-    }
-    static CZK_HD void wide_add(uint32_t *w, const uint32_t *u, const uint32_t *v)
-    {
-        w[0] = add_cc(u[0], v[0]);
-#pragma unroll
-        for (int k = 1; k < 2 * n - 1; k++) w[k] = addc_cc(u[k], v[k]);
-        w[2 * n - 1] = addc(u[2 * n - 1], v[2 * n - 1]);
-    }
-
-    /*
      * a·b − c·d with one reduction, as a·b + c·(−d): the sum is congruent and, both products
      * being below p^2, lies in [0, 2p^2) ⊂ [0, p·2^(32n)) (2p < 2^(32n)), redc_wide's range,
      * with no sign to correct. For Fp about 444 multiply instructions against 600.
@@ -823,21 +747,9 @@ template <class P> struct __align__(16) mont_t {
         return r;
     }
 
-    /* a + b without the reduction: below 2p, which fits n words (spare top bits). Only for
-     * the wide products, which take any n-word operands. */
-    static CZK_HD mont_t add_nored(const mont_t &a, const mont_t &b)
-    {
-        mont_t r;
-        r.v[0] = add_cc(a.v[0], b.v[0]);
-#pragma unroll
-        for (int i = 1; i < n - 1; i++) r.v[i] = addc_cc(a.v[i], b.v[i]);
-        r.v[n - 1] = addc(a.v[n - 1], b.v[n - 1]);
-        return r;
-    }
-
-#if CZK_FF_SQR_WIDE
     /* Half the products of a multiplication (sqr_wide), then one reduction: for Fp about
-     * 234 multiply instructions against operator*'s 300. */
+     * 234 multiply instructions against operator*'s 300 (with ec.cuh's fused y3, the G1 MSM
+     * at 2^26 took 410.5 ms against 430.6 on an H200). */
     CZK_HD mont_t sqr() const
     {
         uint32_t w[2 * n];
@@ -846,9 +758,6 @@ template <class P> struct __align__(16) mont_t {
         redc_wide(r.v, w);
         return r;
     }
-#else
-    CZK_HD mont_t sqr() const { return *this * *this; }
-#endif
 
     /* a^e for e given as 64-bit limbs, least significant first (not secret: not constant time). */
     template <int K> CZK_HD mont_t pow(const uint64_t (&e)[K]) const
@@ -964,110 +873,32 @@ struct __align__(16) fp2_t {
     CZK_HD fp2_t &operator-=(const fp2_t &b) { return *this = *this - b; }
     CZK_HD fp2_t &operator*=(const fp2_t &b) { return *this = *this * b; }
 
-#if CZK_FP2_MUL_LAZY
-  private:
     /*
-     * Karatsuba on double-width products, unreduced, into two 24-word integers: q gets
-     * a0·b0 − a1·b1 and s gets a0·b1 + a1·b0, the latter as (a0 + a1)(b0 + b1) − a0·b0 −
-     * a1·b1 with the sums left unreduced (below 2p < 2^382: 12 words, and mul_wide takes any
-     * 12-word operands). ACC = false sets q and s, ACC = true adds to them. Arithmetic is
-     * modulo 2^768; callers bound the final values. One product is live at a time.
+     * Karatsuba: three Fp multiplications. Out of line, with the operands by value so that
+     * they travel in registers instead of through the caller's stack frame: inline at every
+     * use the G2 MSM at 2^24 took 413.3 ms against 355.3, by reference its bucket reduction
+     * 48.9 ms against 43.3 (H200).
      */
-    template <bool ACC>
-    static CZK_HD void karatsuba_wide(uint32_t *q, uint32_t *s, const fp2_t &a, const fp2_t &b)
-    {
-        uint32_t t[24];
-        const fp_t sa = fp_t::add_nored(a.c0, a.c1), sb = fp_t::add_nored(b.c0, b.c1);
-        if (ACC) {
-            fp_t::mul_wide(t, sa.v, sb.v);
-            fp_t::wide_add(s, s, t);
-        } else {
-            fp_t::mul_wide(s, sa.v, sb.v);
-        }
-        fp_t::mul_wide(t, a.c0.v, b.c0.v);
-        fp_t::wide_sub(s, s, t);
-        if (ACC)
-            fp_t::wide_add(q, q, t);
-        else
-#pragma unroll
-            for (int k = 0; k < 24; k++) q[k] = t[k];
-        fp_t::mul_wide(t, a.c1.v, b.c1.v);
-        fp_t::wide_sub(s, s, t);
-        fp_t::wide_sub(q, q, t);
-    }
-
-  public:
-    /*
-     * Two Montgomery reductions instead of three: c1 = redc(s) with s in [0, 2p^2) ⊂
-     * [0, p·2^384) (2p < 2^384), c0 = redc(q) after wide_fix_neg has moved q from (−p^2, p^2)
-     * into [0, p·2^384). For Fp about 744 multiply instructions against 900.
-     */
-    friend CZK_HD_NOINLINE fp2_t operator*(const fp2_t &a, const fp2_t &b)
-    {
-        uint32_t q[24], s[24];
-        karatsuba_wide<false>(q, s, a, b);
-        fp_t::wide_fix_neg(q);
-        fp2_t r;
-        fp_t::redc_wide(r.c0.v, q);
-        fp_t::redc_wide(r.c1.v, s);
-        return r;
-    }
-    /*
-     * a·b − c·d as a·b + c·(−d) with two reductions in all (about 1176 multiply instructions
-     * against 1800). s is the sum of two values in [0, 2p^2), so in [0, 4p^2) ⊂ [0, p·2^384)
-     * (4p < 2^384); q is the sum of two in (−p^2, p^2), and wide_fix_neg takes (−2p^2, 2p^2)
-     * (2p^2 < 2^767) into [0, p·2^384).
-     */
-    static CZK_HD_NOINLINE fp2_t mul_sub(const fp2_t &a, const fp2_t &b, const fp2_t &c,
-                                         const fp2_t &d)
-    {
-#if !CZK_FP2_MULSUB_FUSED
-        return a * b - c * d;
-#else
-        uint32_t q[24], s[24];
-        karatsuba_wide<false>(q, s, a, b);
-        karatsuba_wide<true>(q, s, c, -d);
-        fp_t::wide_fix_neg(q);
-        fp2_t r;
-        fp_t::redc_wide(r.c0.v, q);
-        fp_t::redc_wide(r.c1.v, s);
-        return r;
-#endif
-    }
-#else
-    /* Karatsuba: three Fp multiplications. */
-#if CZK_FP2_BYVAL
-    friend CZK_FP2_FN fp2_t operator*(fp2_t a, fp2_t b)
-#else
-    friend CZK_FP2_FN fp2_t operator*(const fp2_t &a, const fp2_t &b)
-#endif
+    friend CZK_HD_NOINLINE fp2_t operator*(fp2_t a, fp2_t b)
     {
         fp_t t0 = a.c0 * b.c0;
         fp_t t1 = a.c1 * b.c1;
         fp_t t2 = (a.c0 + a.c1) * (b.c0 + b.c1);
         return {t0 - t1, t2 - t0 - t1};
     }
-    /* a·b − c·d. */
+    /* a·b − c·d. (A lazy Fp2 product with two reductions instead of three, fused here,
+     * spilled and made the G2 MSM at 2^24 slower: 476.3 ms against 446.8.) */
     static CZK_HD fp2_t mul_sub(const fp2_t &a, const fp2_t &b, const fp2_t &c, const fp2_t &d)
     {
         return a * b - c * d;
     }
-#endif
     /* (c0 + c1 u)^2 = (c0 + c1)(c0 − c1) + 2 c0 c1 u: two multiplications. */
-#if CZK_FP2_BYVAL
     CZK_HD fp2_t sqr() const { return sqr_of(*this); }
-    static CZK_FP2_FN fp2_t sqr_of(fp2_t a)
+    static CZK_HD_NOINLINE fp2_t sqr_of(fp2_t a)
     {
         fp_t t = a.c0 * a.c1;
         return {(a.c0 + a.c1) * (a.c0 - a.c1), t.dbl()};
     }
-#else
-    CZK_FP2_FN fp2_t sqr() const
-    {
-        fp_t t = c0 * c1;
-        return {(c0 + c1) * (c0 - c1), t.dbl()};
-    }
-#endif
     CZK_HD fp2_t mul_fp(const fp_t &b) const { return {c0 * b, c1 * b}; }
     /* 1/(c0 + c1 u) = (c0 − c1 u)/(c0^2 + c1^2); inverse of 0 is 0. */
     CZK_HD fp2_t inv() const

@@ -1,8 +1,9 @@
 /*
- * Private GPU entry points for tests (not part of the public API): evaluate one device
- * field or curve operation elementwise, so tests can compare the device arithmetic with
- * the CPU library on random inputs. Plain C; defined in cuda/msm.cu; in builds without
- * CUDA, cuda/nocuda/msm_none.c reports CZK_ENOGPU.
+ * Private GPU entry points (not part of the public API) for the partition prover and for
+ * tests: device-pointer MSMs and H steps, the device memory pool, per-thread MSM settings,
+ * test hooks, and elementwise evaluation of device field and curve operations so that tests
+ * can compare the device arithmetic with the CPU library. Plain C; each declaration names
+ * the file that defines it; without CUDA, cuda/nocuda/ stands in (CZK_ENOGPU).
  */
 #ifndef CZK_GPU_INTERNAL_H
 #define CZK_GPU_INTERNAL_H
@@ -58,8 +59,8 @@ czk_status czk__gpu_ff_mul_rate(int gpu, int field, unsigned reps, double *muls_
 
 #ifdef __CUDACC__
 /**
- * The per-device stream-ordered memory pool (cuda/msm.cu) that the MSM and the partition
- * prover allocate their scratch from; it keeps its memory between calls until
+ * The per-device stream-ordered memory pool (cuda/device_pool.cu) that the MSM and the
+ * partition prover allocate their scratch from; it keeps its memory between calls until
  * czk_gpu_msm_trim.
  */
 czk_status czk__gpu_mem_pool(int gpu, cudaMemPool_t *out, czk_err *err);
@@ -83,13 +84,14 @@ czk_status czk__gpu_fixed_base_dev(int gpu, int group, void *out_dev, const czk_
                                    czk_err *err);
 
 /* Priority of the streams the MSMs started on the calling thread run on (CUDA's scale:
- * 0 the default, lower is more urgent; cudaDeviceGetStreamPriorityRange gives the range). */
+ * 0 the default, lower is more urgent; cudaDeviceGetStreamPriorityRange gives the range;
+ * cuda/device_pool.cu). */
 void czk__gpu_set_thread_msm_priority(int priority);
 int czk__gpu_thread_msm_priority(void);
 
 /* Device bytes of scratch each MSM started on the calling thread may take (0: no bound):
  * above it the MSM fails with CZK_ERESOURCE, as when the device is full, and the partition
- * prover cuts the call in two (the plan's msm_scratch). */
+ * prover cuts the call in two (the plan's msm_scratch; cuda/msm.cu). */
 void czk__gpu_set_thread_msm_scratch_cap(uint64_t bytes);
 uint64_t czk__gpu_thread_msm_scratch_cap(void);
 
@@ -134,6 +136,18 @@ void czk__gpu_h_end(czk__gpu_h *h);
  * czk_gpu_ntt_release.
  */
 void czk__gpu_ntt_set_whole_max(int boundary_max_log, int scale_max_log);
+
+/* GPU discovery's one read of the spin_wait knob (cuda/tuning.c): from then on
+ * czk_gpu_set_tuning refuses to change it. */
+bool czk__gpu_tuning_take_spin_wait(void);
+
+/**
+ * Tests only (cuda/msm.cu): the k-th scratch allocation of the ones' batch-affine tree in
+ * each MSM from now on fails as if the device were full (1..5: the fifth exists only with
+ * several segments; 0: none), so that the MSM must fall back to the XYZZ additions after
+ * giving back what the tree took.
+ */
+void czk__gpu_msm_fail_ones_alloc(unsigned k);
 
 #ifdef __cplusplus
 }

@@ -28,9 +28,10 @@
  *     combines them with c_w doublings per window (Horner) using the CPU library.
  */
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <atomic>
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
@@ -67,14 +68,6 @@ __global__ void classify_kernel(const czk_scalar *scalars, size_t n, const uint6
                   fsig, fone);
 }
 
-__global__ void digits_kernel(const czk_scalar *scalars, const uint64_t *sig_ik, uint32_t nsig,
-                              unsigned pos, unsigned c, uint32_t zkey, uint32_t *keys,
-                              uint32_t *vals)
-{
-    digits_body(blockIdx.x * blockDim.x + threadIdx.x, scalars, sig_ik, nsig, pos, c, zkey, keys,
-                vals);
-}
-
 __global__ void digits_group_kernel(const czk_scalar *scalars, const uint64_t *sig_ik,
                                     uint32_t nsig, win_split ws, unsigned w0, unsigned w1,
                                     uint32_t zkey, uint32_t *keys0, uint32_t *vals0,
@@ -84,38 +77,19 @@ __global__ void digits_group_kernel(const czk_scalar *scalars, const uint64_t *s
                       zkey, keys0, vals0, keys, vals);
 }
 
-/* Minimum resident blocks per SM asked of the compiler for G1 bucket accumulation (it caps
- * the registers: 4 blocks of 128 threads leave 128 per thread). Built with 4 on an H200 (128
- * registers instead of 138, 40 bytes spilled) G1 2^26 ran the same and 2^27 1.7% slower, so
- * the default asks nothing. That was before the wide squaring and fused y3 (ff.cuh, ec.cuh):
- * with them ptxas (CUDA 13.0, sm_90, this file's flags) gives G1 196 registers, so 2 blocks
- * (8 warps) per SM, and 3 blocks (12 warps, at most 168 registers) 168 registers with 28
- * bytes spilled. CZK_MSM_ACC_MIN_BLOCKS_G2 is the same for G2 (default 1: 246 registers,
- * 8 warps); 3 gives 168 registers, 8 bytes spilled, a 1696-byte stack frame against 1536;
- * 4 spills 140 bytes. Timed on an H200 (median of 5) both 3s were slower: G1 2^26 411.3 →
- * 417.1 ms, G2 2^24 447.1 → 495.8 ms, so both defaults stay 1. */
-#ifndef CZK_MSM_ACC_MIN_BLOCKS
-#define CZK_MSM_ACC_MIN_BLOCKS 1
-#endif
-#ifndef CZK_MSM_ACC_MIN_BLOCKS_G2
-#define CZK_MSM_ACC_MIN_BLOCKS_G2 1
-#endif
-template <class F> struct acc_min_blocks {
-    static constexpr int value = CZK_MSM_ACC_MIN_BLOCKS_G2;
-};
-template <> struct acc_min_blocks<fp_t> {
-    static constexpr int value = CZK_MSM_ACC_MIN_BLOCKS;
-};
-
+/* Bucket accumulation asks ptxas for one resident block per SM, which leaves it every
+ * register it wants (G1 196, G2 246: 8 warps an SM): capped at 168 for 3 blocks (12 warps) the
+ * kernels spill, and on an H200 G1 2^26 took 417.1 ms against 411.3, G2 2^24 495.8 against
+ * 447.1. */
 template <class F>
-__global__ void __launch_bounds__(EC_THREADS, acc_min_blocks<F>::value)
+__global__ void __launch_bounds__(EC_THREADS, 1)
     bucket_acc_kernel(const affine_t<F> *bases, const uint32_t *keys, const uint32_t *vals,
                       uint32_t nsig, uint32_t chunks, uint32_t nwin, uint32_t L, uint32_t nb,
                       xyzz_t<F> *buckets, uint32_t *ckeys, xyzz_t<F> *cpts, uint32_t g0,
                       uint32_t gend, uint32_t w_base)
 {
-    /* Threads [g0, gend) of the nwin·chunks: a group of windows, or one when sorting
-     * overlaps; keys and vals start at window w_base. */
+    /* Threads [g0, gend) of the nwin·chunks: a group of windows; keys and vals start at
+     * window w_base. */
     uint32_t g = g0 + blockIdx.x * blockDim.x + threadIdx.x;
     if (g >= gend) return;
     bucket_acc_body<F>(g, bases, keys, vals, nsig, chunks, nwin, L, nb, buckets, ckeys, cpts,
@@ -252,7 +226,7 @@ __global__ void mul_rate_kernel(T *data, unsigned reps)
 }
 
 /* ------------------------------------------------------------------------------------ */
-/* Host side: errors, memory pool, streams                                              */
+/* Host side: errors, streams, scratch                                                  */
 /* ------------------------------------------------------------------------------------ */
 
 #define TRY_STATUS(expr)                                                                       \
@@ -261,58 +235,7 @@ __global__ void mul_rate_kernel(T *data, unsigned reps)
         if (s_ != CZK_OK) return s_;                                                           \
     } while (0)
 
-pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-cudaMemPool_t pools[CZK_GPU_MAX];
-
 } // namespace
-
-/* The per-device scratch pool, shared by the MSM and the partition prover (src/groth16/gpu_prove.cu):
- * stream-ordered allocations that keep their memory between calls (release threshold:
- * unlimited), so a steady stream of MSMs and proofs maps memory once.
- *
- * CZK_GPU_POOL_DEPS=0 (a diagnostic knob; unset by default) forbids the pool to make an
- * allocation wait for another stream's pending free (cudaMemPoolReuseAllowInternalDependencies
- * off; reuse of frees already complete stays on). It was the suspected cause of the
- * witness MSMs' waits in czkd, and measured worse on an H200: the pipelined partition
- * 1.203 s against 1.180, czkd 1.324 s against 1.307. The waits came from pageable
- * readbacks (see pinned_slot below). Without it an allocation takes memory that is free
- * now or maps more, or fails (the hand-on check in gpu_prove.cu keeps room for two proofs; the
- * engine retries a proof that runs out of memory with the GPU to itself). */
-extern "C" czk_status czk__gpu_mem_pool(int gpu, cudaMemPool_t *out, czk_err *err)
-{
-    if (gpu < 0 || gpu >= CZK_GPU_MAX) return czk_err_set(err, CZK_EINVAL, "GPU %d out of range", gpu);
-    pthread_mutex_lock(&pool_lock);
-    if (pools[gpu] == nullptr) {
-        cudaMemPoolProps props;
-        memset(&props, 0, sizeof props);
-        props.allocType = cudaMemAllocationTypePinned;
-        props.location.type = cudaMemLocationTypeDevice;
-        props.location.id = gpu;
-        cudaMemPool_t p;
-        cudaError_t e = cudaMemPoolCreate(&p, &props);
-        if (e == cudaSuccess) {
-            uint64_t thr = UINT64_MAX;
-            e = cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold, &thr);
-            const char *deps = getenv("CZK_GPU_POOL_DEPS");
-            if (e == cudaSuccess && deps != nullptr && strcmp(deps, "0") == 0) {
-                int off = 0;
-                e = cudaMemPoolSetAttribute(p, cudaMemPoolReuseAllowInternalDependencies, &off);
-            }
-            if (e == cudaSuccess)
-                pools[gpu] = p;
-            else
-                cudaMemPoolDestroy(p);
-        }
-        if (e != cudaSuccess) {
-            pthread_mutex_unlock(&pool_lock);
-            (void)cudaGetLastError();
-            return czk__cuda_fail(err, e, "cudaMemPoolCreate", __FILE__, __LINE__);
-        }
-    }
-    *out = pools[gpu];
-    pthread_mutex_unlock(&pool_lock);
-    return CZK_OK;
-}
 
 namespace {
 
@@ -512,7 +435,7 @@ struct g2_traits {
  * Window width from the number of significant scalars: about log2(n) − 4, which balances
  * n·W bucket additions against W·2^c reduction additions (docs/gpu.md §6.1 puts
  * the G1 optimum at 16 bits for 2^20, 20 for 2^24 and 22 for 2^26..2^27). Measured on an
- * H200 (CZK_GPU_MSM_WINDOW, windows all of c bits then): 21 and 23 bits were 1–9% slower
+ * H200 (czk_gpu_tuning.msm_window, windows all of c bits then): 21 and 23 bits were 1–9% slower
  * than 22 at 2^26 and 2^27 (21 needs 13 windows, 23 doubles the reduction for the same 12),
  * and 21 was 9% slower than 20 for G2 at 2^24. Since the widths are split (win_split) the
  * 12 windows of c = 22 are 4 of 22 bits and 8 of 21, which took the reduction at 2^26 from
@@ -526,28 +449,8 @@ template <class G> unsigned pick_window(size_t nsig)
     return (unsigned)c;
 }
 
-/*
- * Tuning knobs, read from the environment on every call so that a benchmark can sweep them
- * without rebuilding (they are not part of the API; production leaves them unset):
- *   CZK_GPU_MSM_WINDOW       window bits c (4..24): the widest window, ceil(256/c) of them
- *                            (memory grows as W·2^(c−1) buckets)
- *   CZK_GPU_MSM_CHUNK        entries per bucket-accumulation thread (default: see below)
- *   CZK_GPU_MSM_RED_THREADS  threads the bucket reduction aims for (default 65536)
- *   CZK_GPU_MSM_OVERLAP      1: accumulate each window while the next one is sorted
- *   CZK_GPU_MSM_PHASES       if set, print the device time of each phase to stderr
- * A value that does not parse, or is 0, means the default.
- */
-unsigned env_knob(const char *name, unsigned lo, unsigned hi)
-{
-    const char *v = getenv(name);
-    if (v == nullptr || *v == '\0') return 0;
-    char *end;
-    unsigned long x = strtoul(v, &end, 10);
-    if (*end != '\0' || x == 0) return 0;
-    if (x < lo) x = lo;
-    if (x > hi) x = hi;
-    return (unsigned)x;
-}
+/* The tests' failure of the ones' tree scratch (czk__gpu_msm_fail_ones_alloc; 0: none). */
+std::atomic<unsigned> g_fail_ones_alloc{0};
 
 /* Fold carry entries (m of them, in ka/pa) into out[], level by level; kb/pb hold the
  * next level (at least ceil(m / FOLD_L) entries). */
@@ -574,25 +477,20 @@ czk_status fold_all(scratch &sc, uint32_t *ka, xyzz_t<F> *pa, uint32_t *kb, xyzz
     return CZK_OK;
 }
 
-template <class G>
-czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typename G::F> *bases,
-                      size_t nbases, const czk_scalar *scalars, size_t n,
-                      const uint64_t *density_host, czk_gpu_msm_stats *stats, czk_err *err)
-{
-    using F = typename G::F;
-    using X = xyzz_t<F>;
-    if (out == nullptr) return czk_err_set(err, CZK_EINVAL, "msm: out is NULL");
-    if (n >= ((size_t)1 << 31))
-        return czk_err_set(err, CZK_EINVAL, "msm: %zu scalars, at most 2^31 - 1", n);
-    size_t need = density_host != nullptr ? czk_density_count(density_host, n) : n;
-    if (need > nbases)
-        return czk_err_set(err, CZK_EINVAL, "msm: %zu bases needed, %zu given", need, nbases);
+/* The scalars that classify() kept, on the device: scalar index << 32 | base index. */
+struct classified {
+    uint64_t *sig_ik = nullptr, *one_ik = nullptr;
+    uint32_t nsig = 0, none = 0;
+};
 
-    /* Before the scratch: its destructor waits for the stream, so a copy still bound for
-     * the slot (an error path) lands before the slot is given back. */
-    pinned_slot readback;
-    scratch sc;
-    TRY_STATUS(sc.init(gpu, err));
+/*
+ * 1. Classify and compact (the header's step 1): the significant scalars into sig_ik, the
+ * ones into one_ik, and their counts back to the host through the readback slot. sc.ev0,
+ * the start of the call's device time, is recorded after the density's upload.
+ */
+czk_status classify(scratch &sc, const pinned_slot &readback, const czk_scalar *scalars, size_t n,
+                    const uint64_t *density_host, classified *cl, czk_err *err)
+{
     size_t nwords = (n + 63) / 64;
     size_t nalloc = n > 0 ? n : 1;
 
@@ -624,29 +522,6 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
                             cudaMemcpyHostToDevice, sc.st));
     CZK_CUDA_TRY(err, cudaEventRecord(sc.ev0, sc.st));
 
-    /* Phase timing (CZK_GPU_MSM_PHASES): events after classify, digits and sort,
-     * accumulate (with its carry folds) and reduce; ph[0] is ev0; ph[5] and ph[6] around the
-     * ones' sum. Off by default. */
-    const bool phases = getenv("CZK_GPU_MSM_PHASES") != nullptr;
-    cudaEvent_t ph[7] = {};
-    struct ev_guard {
-        cudaEvent_t *e;
-        ~ev_guard()
-        {
-            for (int i = 1; i < 7; i++)
-                if (e[i] != nullptr) cudaEventDestroy(e[i]);
-        }
-    } ph_guard{ph};
-    if (phases) {
-        ph[0] = sc.ev0;
-        for (int i = 1; i < 7; i++) CZK_CUDA_TRY(err, cudaEventCreate(&ph[i]));
-    }
-#define PHASE(i)                                                                               \
-    do {                                                                                       \
-        if (phases) CZK_CUDA_TRY(err, cudaEventRecord(ph[i], sc.st));                                        \
-    } while (0)
-
-    /* 1. Classify and compact. */
     if (density_host != nullptr) {
         density_popc_kernel<<<blocks_for(nwords, SIMPLE_THREADS), SIMPLE_THREADS, 0, sc.st>>>(
             density, n, nwords, counts);
@@ -668,369 +543,368 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
         nsig = hc[0];
         none = hc[1];
     }
+    cl->sig_ik = sig_ik;
+    cl->one_ik = one_ik;
+    cl->nsig = nsig;
+    cl->none = none;
+    return CZK_OK;
+}
 
-    PHASE(1);
-    unsigned c = pick_window<G>(nsig > 0 ? nsig : 1);
-    if (unsigned cw = env_knob("CZK_GPU_MSM_WINDOW", 4, 24)) c = cw;
-    /* ceil(256/c) windows of as equal widths as possible (msm_kernels.cuh, win_split), at
-     * most c bits; c from here on is the widest. */
-    const win_split ws = split_windows(c);
-    const unsigned nwin = ws.nwin;
-    c = ws.max_width();
-    uint32_t nb = 1u << (c - 1);
+/*
+ * Windows are sorted and accumulated a group at a time, so that the sorted entries (8 bytes
+ * per significant scalar and window) are held for one group, not for all windows: at 2^27
+ * all 12 windows took 12.9 GB, and with two proofs' H MSMs on one H200 the partition prover
+ * (src/groth16/gpu_prove.cu, room_for_next) then found no room to hand the GPU on. A group
+ * holds at most KEYS_BUDGET bytes of entries (whole windows, at least one): at 2^27 four
+ * windows (three groups), at 2^26 eight (two), at 2^24 all. The msm_group knob sets the
+ * windows per group.
+ */
+template <class F>
+uint32_t window_group(const scratch &sc, const czk_gpu_tuning &tu, uint32_t nsig, unsigned nwin,
+                      uint32_t nb)
+{
+    constexpr uint64_t KEYS_BUDGET = 4ull << 30;
+    uint32_t gw = (uint32_t)(KEYS_BUDGET / (8ull * nsig));
+    if (tu.msm_group != 0) gw = tu.msm_group;
+    if (sc.cap != 0) {
+        /* Under a scratch cap, fewer windows a group: what the group's entries may take
+         * is what the cap leaves after the sort's temporaries, the buckets and the
+         * carries (at their most, chunks of 32 entries). */
+        const uint64_t X = sizeof(xyzz_t<F>);
+        const uint64_t rest = 16ull * nsig + (uint64_t)nwin * nb * X +
+                              ((uint64_t)nwin * (nsig / 32 + 1)) * (X + 4) * 33 / 32 +
+                              (1ull << 17) * (X + 4) * 33 / 32;
+        const uint64_t room = sc.cap > sc.used + rest ? sc.cap - sc.used - rest : 0;
+        const uint64_t fit = room / (8ull * nsig);
+        if (fit < gw) gw = (uint32_t)fit;
+    }
+    if (gw < 1) gw = 1;
+    if (gw > nwin) gw = nwin;
+    return gw;
+}
 
-    /* 2..4. Pippenger over the significant scalars. */
-    X *win = nullptr, *ones = nullptr;
-    TRY_STATUS(sc.alloc(&win, nwin, err));
-    TRY_STATUS(sc.alloc(&ones, 1, err));
-    CZK_CUDA_TRY(err, cudaMemsetAsync(win, 0, nwin * sizeof(X), sc.st));
-    CZK_CUDA_TRY(err, cudaMemsetAsync(ones, 0, sizeof(X), sc.st));
+/*
+ * Chunk length: several average buckets, so most buckets are finished by the thread that
+ * starts them: G1 eight, within [32, 512]; G2 four, within [32, 256]. On an H200 (msm_chunk
+ * sweep, medians of 5) G1 2^26 took 431.3 ms at 256 or 512 against 433.9 at 128 and 443 at
+ * 64, and 2^27 813.7 at 512 against 816.4 at 256 and 887 at 64; G2 2^24 was fastest at 128
+ * (448.8 against 451.0 at 256).
+ */
+template <class G> uint32_t chunk_length(const czk_gpu_tuning &tu, uint32_t nsig, uint32_t nb)
+{
+    uint32_t avg = nsig / nb;
+    const uint32_t chunk_mul = G::group == 1 ? 8 : 4, chunk_max = G::group == 1 ? 512 : 256;
+    uint32_t L = 32;
+    while (L < chunk_mul * avg && L < chunk_max) L <<= 1;
+    if (tu.msm_chunk != 0) L = tu.msm_chunk;
+    return L;
+}
 
-    if (nsig > 0) {
-        const bool overlap = env_knob("CZK_GPU_MSM_OVERLAP", 1, 1) != 0;
-        /*
-         * Windows are sorted and accumulated a group at a time, so that the sorted entries
-         * (8 bytes per significant scalar and window) are held for one group, not for all
-         * windows: at 2^27 all 12 windows took 12.9 GB, and with two proofs' H MSMs on one
-         * H200 the partition prover (src/groth16/gpu_prove.cu, room_for_next) then found no room to
-         * hand the GPU on. A group holds at most KEYS_BUDGET bytes of entries (whole
-         * windows, at least one): at 2^27 four windows (three groups), at 2^26 eight (two), at
-         * 2^24 all.
-         * CZK_GPU_MSM_GROUP sets the windows per group; the sort overlap (below) keeps all.
-         */
-        constexpr uint64_t KEYS_BUDGET = 4ull << 30;
-        uint32_t gw = (uint32_t)(KEYS_BUDGET / (8ull * nsig));
-        if (unsigned gk = env_knob("CZK_GPU_MSM_GROUP", 1, 64)) gw = gk;
-        if (sc.cap != 0) {
-            /* Under a scratch cap, fewer windows a group: what the group's entries may take
-             * is what the cap leaves after the sort's temporaries, the buckets and the
-             * carries (at their most, chunks of 32 entries). */
-            const uint64_t X = sizeof(xyzz_t<F>);
-            const uint64_t rest = 16ull * nsig + (uint64_t)nwin * nb * X +
-                                  ((uint64_t)nwin * (nsig / 32 + 1)) * (X + 4) * 33 / 32 +
-                                  (1ull << 17) * (X + 4) * 33 / 32;
-            const uint64_t room = sc.cap > sc.used + rest ? sc.cap - sc.used - rest : 0;
-            const uint64_t fit = room / (8ull * nsig);
-            if (fit < gw) gw = (uint32_t)fit;
-        }
-        if (gw < 1) gw = 1;
-        if (gw > nwin || overlap) gw = nwin;
-        uint32_t *keys_tmp, *vals_tmp, *keys, *vals;
-        TRY_STATUS(sc.alloc(&keys_tmp, nsig, err));
-        TRY_STATUS(sc.alloc(&vals_tmp, nsig, err));
-        TRY_STATUS(sc.alloc(&keys, (size_t)gw * nsig, err));
-        TRY_STATUS(sc.alloc(&vals, (size_t)gw * nsig, err));
-        size_t tmp_sort = 0, tmp_db = 0;
-        CZK_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(nullptr, tmp_sort, keys_tmp, keys, vals_tmp, vals,
-                                            (int)nsig, 0, (int)c, sc.st));
-        {
-            cub::DoubleBuffer<uint32_t> dk(keys, keys_tmp), dv(vals, vals_tmp);
-            CZK_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(nullptr, tmp_db, dk, dv, (int)nsig, 0, (int)c,
+/*
+ * 2. Digits and sorts of windows [w0, w1): one digits pass for the whole group, window w0's
+ * entries in keys_tmp, the others' in their own slots of keys and vals, each sorted in place
+ * through a double buffer with keys_tmp (copied back when the sort ends there); window w0
+ * is sorted from keys_tmp into its slot. tmp2 is the sort's temporary storage.
+ */
+czk_status sort_windows(scratch &sc, const czk_scalar *scalars, const uint64_t *sig_ik,
+                        uint32_t nsig, const win_split &ws, unsigned w0, unsigned w1, uint32_t nb,
+                        unsigned c, uint32_t *keys_tmp, uint32_t *vals_tmp, uint32_t *keys,
+                        uint32_t *vals, void *tmp2, size_t tmp_sort, czk_err *err)
+{
+    digits_group_kernel<<<blocks_for(nsig, SIMPLE_THREADS), SIMPLE_THREADS, 0, sc.st>>>(
+        scalars, sig_ik, nsig, ws, w0, w1, nb, keys_tmp, vals_tmp, keys, vals);
+    CZK_CUDA_TRY_LAUNCH(err);
+    for (unsigned w = w0; w < w1; w++) {
+        uint32_t *ko = keys + (size_t)(w - w0) * nsig, *vo = vals + (size_t)(w - w0) * nsig;
+        size_t t = tmp_sort;
+        if (w > w0) {
+            cub::DoubleBuffer<uint32_t> dk(ko, keys_tmp), dv(vo, vals_tmp);
+            CZK_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(tmp2, t, dk, dv, (int)nsig, 0, (int)c,
                                                 sc.st));
+            if (dk.Current() != ko)
+                CZK_CUDA_TRY(err, cudaMemcpyAsync(ko, dk.Current(), (size_t)nsig * sizeof *ko,
+                                    cudaMemcpyDeviceToDevice, sc.st));
+            if (dv.Current() != vo)
+                CZK_CUDA_TRY(err, cudaMemcpyAsync(vo, dv.Current(), (size_t)nsig * sizeof *vo,
+                                    cudaMemcpyDeviceToDevice, sc.st));
+            continue;
         }
-        if (tmp_db > tmp_sort) tmp_sort = tmp_db;
-        void *tmp2;
-        TRY_STATUS(sc.alloc((uint8_t **)&tmp2, tmp_sort, err));
-
-        /* Chunk length: several average buckets, so most buckets are finished by the
-         * thread that starts them: G1 eight, within [32, 512]; G2 four, within [32, 256].
-         * On an H200 (CZK_GPU_MSM_CHUNK sweep, medians of 5) G1 2^26 took 431.3 ms at 256 or
-         * 512 against 433.9 at 128 and 443 at 64, and 2^27 813.7 at 512 against 816.4 at
-         * 256 and 887 at 64; G2 2^24 was fastest at 128 (448.8 against 451.0 at 256). */
-        uint32_t avg = nsig / nb;
-        const uint32_t chunk_mul = G::group == 1 ? 8 : 4, chunk_max = G::group == 1 ? 512 : 256;
-        uint32_t L = 32;
-        while (L < chunk_mul * avg && L < chunk_max) L <<= 1;
-        if (unsigned lk = env_knob("CZK_GPU_MSM_CHUNK", 16, 1u << 16)) L = lk;
-        uint32_t chunks = (nsig + L - 1) / L;
-        uint32_t m = nwin * chunks;
-
-        X *buckets, *ca, *cb;
-        uint32_t *cka, *ckb;
-        TRY_STATUS(sc.alloc(&buckets, (size_t)nwin * nb, err));
-        TRY_STATUS(sc.alloc(&ca, m, err));
-        TRY_STATUS(sc.alloc(&cka, m, err));
-        TRY_STATUS(sc.alloc(&cb, (m + FOLD_L - 1) / FOLD_L, err));
-        TRY_STATUS(sc.alloc(&ckb, (m + FOLD_L - 1) / FOLD_L, err));
-        CZK_CUDA_TRY(err, cudaMemsetAsync(buckets, 0, (size_t)nwin * nb * sizeof(X), sc.st));
-
-        /*
-         * CZK_GPU_MSM_OVERLAP=1 (off by default: it measured slower): digits and sorts run
-         * on a second stream of the highest priority while the main stream accumulates each
-         * window as soon as its sort is done (an event per window), to hide the sort behind
-         * the accumulation. On an H200 it hid nothing: at G1 2^26 the sorts (26.7 ms alone)
-         * finished at 97 ms but the accumulation slowed by as much (436.3 ms against 433.9
-         * in all), since both compete for the same SM issue slots; at equal priority the
-         * sorts simply waited for the accumulation. Per-window launches also underfill the
-         * GPU at small n (2^20: 28 ms against 14). Kept as a knob for other GPUs.
-         */
-        struct side_stream {
-            cudaStream_t s = nullptr;
-            cudaEvent_t ev[65] = {}; /* one per window (at most 64) and the start */
-            ~side_stream()
-            {
-                if (s != nullptr) {
-                    cudaStreamSynchronize(s); /* before the scratch it reads is freed */
-                    cudaStreamDestroy(s);
-                }
-                for (cudaEvent_t e : ev)
-                    if (e != nullptr) cudaEventDestroy(e);
-                (void)cudaGetLastError();
-            }
-        } side;
-        cudaStream_t sort_st = sc.st;
-        if (overlap) {
-            int least = 0, greatest = 0;
-            CZK_CUDA_TRY(err, cudaDeviceGetStreamPriorityRange(&least, &greatest));
-            CZK_CUDA_TRY(err, cudaStreamCreateWithPriority(&side.s, cudaStreamNonBlocking, greatest));
-            for (unsigned w = 0; w <= nwin; w++)
-                CZK_CUDA_TRY(err, cudaEventCreateWithFlags(&side.ev[w], cudaEventDisableTiming));
-            /* The sort stream starts after everything queued so far (allocations, memset). */
-            CZK_CUDA_TRY(err, cudaEventRecord(side.ev[nwin], sc.st));
-            CZK_CUDA_TRY(err, cudaStreamWaitEvent(side.s, side.ev[nwin], 0));
-            sort_st = side.s;
-        }
-        /* With overlap gw = nwin: one group, each window accumulated once its sort is done.
-         * Otherwise a group's sorts, then its accumulation, all on sc.st, so the next group's
-         * sorts overwrite keys and vals only after they were read. */
-        for (unsigned w0 = 0; w0 < nwin; w0 += gw) {
-            const unsigned w1 = w0 + gw < nwin ? w0 + gw : nwin;
-            /* Without the overlap, one digits pass for the whole group: window w0's entries
-             * in keys_tmp, the others' in their own slots, each sorted in place through a
-             * double buffer with keys_tmp (copied back when the sort ends there). */
-            if (!overlap) {
-                digits_group_kernel<<<blocks_for(nsig, SIMPLE_THREADS), SIMPLE_THREADS, 0,
-                                      sort_st>>>(scalars, sig_ik, nsig, ws, w0, w1, nb, keys_tmp,
-                                                 vals_tmp, keys, vals);
-                CZK_CUDA_TRY_LAUNCH(err);
-            }
-            for (unsigned w = w0; w < w1; w++) {
-                uint32_t *ko = keys + (size_t)(w - w0) * nsig, *vo = vals + (size_t)(w - w0) * nsig;
-                size_t t = tmp_sort;
-                if (!overlap && w > w0) {
-                    cub::DoubleBuffer<uint32_t> dk(ko, keys_tmp), dv(vo, vals_tmp);
-                    CZK_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(tmp2, t, dk, dv, (int)nsig, 0, (int)c,
-                                                        sort_st));
-                    if (dk.Current() != ko)
-                        CZK_CUDA_TRY(err, cudaMemcpyAsync(ko, dk.Current(), (size_t)nsig * sizeof *ko,
-                                            cudaMemcpyDeviceToDevice, sort_st));
-                    if (dv.Current() != vo)
-                        CZK_CUDA_TRY(err, cudaMemcpyAsync(vo, dv.Current(), (size_t)nsig * sizeof *vo,
-                                            cudaMemcpyDeviceToDevice, sort_st));
-                    continue;
-                }
-                if (overlap) {
-                    digits_kernel<<<blocks_for(nsig, SIMPLE_THREADS), SIMPLE_THREADS, 0,
-                                    sort_st>>>(scalars, sig_ik, nsig, ws.pos(w), ws.width(w), nb,
-                                               keys_tmp, vals_tmp);
-                    CZK_CUDA_TRY_LAUNCH(err);
-                }
-                CZK_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(tmp2, t, keys_tmp, ko, vals_tmp, vo,
-                                                    (int)nsig, 0, (int)c, sort_st));
-                if (overlap) {
-                    CZK_CUDA_TRY(err, cudaEventRecord(side.ev[w], sort_st));
-                    CZK_CUDA_TRY(err, cudaStreamWaitEvent(sc.st, side.ev[w], 0));
-                    bucket_acc_kernel<F>
-                        <<<blocks_for(chunks, EC_THREADS), EC_THREADS, 0, sc.st>>>(
-                            bases, keys, vals, nsig, chunks, nwin, L, nb, buckets, cka, ca,
-                            w * chunks, (w + 1) * chunks, w0);
-                    CZK_CUDA_TRY_LAUNCH(err);
-                }
-            }
-            /* Phase 2 ends with the last sort (on the sort stream); with several groups
-             * it also holds every group's accumulation but the last. */
-            if (phases && w1 == nwin) CZK_CUDA_TRY(err, cudaEventRecord(ph[2], sort_st));
-            if (!overlap) {
-                const uint32_t g0 = w0 * chunks, g1 = w1 * chunks;
-                bucket_acc_kernel<F><<<blocks_for(g1 - g0, EC_THREADS), EC_THREADS, 0, sc.st>>>(
-                    bases, keys, vals, nsig, chunks, nwin, L, nb, buckets, cka, ca, g0, g1, w0);
-                CZK_CUDA_TRY_LAUNCH(err);
-            }
-        }
-        TRY_STATUS(fold_all<F>(sc, cka, ca, ckb, cb, m, buckets, err));
-        PHASE(3);
-
-        /* Segments of buckets per thread: enough threads to fill the GPU (~64K), and at
-         * most 256 buckets each; only the narrow windows' lower half gets threads. On an
-         * H200 (G1, before the split widths) 128-bucket segments reduced fastest at 2^24
-         * (32 took 16.9 ms against 14.3: more carries to fold) and 2^26 (512: 46 ms against
-         * 40); with the split, at 2^26, 256 (98K threads, a third on empty buckets) took
-         * 27.2 ms against 28.8 for 128 and 42.7 for 1024 (CZK_GPU_MSM_RED_THREADS). */
-        const uint32_t wide = ws.extra > 0 ? ws.extra : nwin; /* windows of nb buckets */
-        const uint32_t nb_min = wide < nwin ? nb / 2 : nb;
-        uint64_t red_threads = 65536;
-        uint32_t seg_max = 256;
-        if (unsigned rt = env_knob("CZK_GPU_MSM_RED_THREADS", 1024, 1u << 24)) {
-            red_threads = rt;
-            seg_max = 1u << 31; /* the knob alone decides */
-        }
-        uint32_t seg = 8;
-        while (seg < nb_min && seg < seg_max &&
-               bucket_sum_threads(nwin, nb, wide, seg) > red_threads)
-            seg <<= 1;
-        if (seg > nb_min) seg = nb_min;
-        uint32_t nseg = bucket_sum_threads(nwin, nb, wide, seg);
-        /* Reuse the carry buffers (m ≥ nseg is not guaranteed: allocate). */
-        X *sa, *sb;
-        uint32_t *ska, *skb;
-        TRY_STATUS(sc.alloc(&sa, nseg, err));
-        TRY_STATUS(sc.alloc(&ska, nseg, err));
-        TRY_STATUS(sc.alloc(&sb, (nseg + FOLD_L - 1) / FOLD_L, err));
-        TRY_STATUS(sc.alloc(&skb, (nseg + FOLD_L - 1) / FOLD_L, err));
-        bucket_sum_kernel<F><<<blocks_for(nseg, EC_THREADS), EC_THREADS, 0, sc.st>>>(
-            buckets, nwin, nb, wide, seg, ska, sa);
-        CZK_CUDA_TRY_LAUNCH(err);
-        TRY_STATUS(fold_all<F>(sc, ska, sa, skb, sb, nseg, win, err));
-        PHASE(4);
-        if (phases) {
-            float t[4];
-            for (int i = 0; i < 4; i++) CZK_CUDA_TRY(err, cudaEventSynchronize(ph[i + 1]));
-            for (int i = 0; i < 4; i++) CZK_CUDA_TRY(err, cudaEventElapsedTime(&t[i], ph[i], ph[i + 1]));
-            fprintf(stderr,
-                    "msm phases G%d n_sig %u c %u L %u seg %u groups %u: classify %.2f  "
-                    "digits+sort %.2f  accumulate+fold %.2f  reduce %.2f ms\n",
-                    G::group, nsig, c, L, seg, (nwin + gw - 1) / gw, t[0], t[1], t[2], t[3]);
-        }
+        CZK_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(tmp2, t, keys_tmp, ko, vals_tmp, vo,
+                                            (int)nsig, 0, (int)c, sc.st));
     }
-#undef PHASE
+    return CZK_OK;
+}
 
-    /*
-     * The ones: one batch addition. By default a tree of batch-affine additions
-     * (cuda/ones_affine.cuh: 5M + 1S an addition against XYZZ's 8M + 2S) halves the points
-     * level by level, one field inversion a level, until at most `stop` are left; the XYZZ
-     * chunks and carry folds then sum those. Knobs (read on every call, like the others):
-     *   CZK_GPU_MSM_ONES=xyzz      the XYZZ path alone over all the ones (the older code)
-     *   CZK_GPU_MSM_ONES_STOP      points left to the XYZZ path (default 2^22: below a few
-     *                              million points a level's single inversion and its
-     *                              launches cost more than the additions it saves; on an H200
-     *                              the 90 % {0,1} MSM at 2^26, 30 M ones, took 72.4 ms with
-     *                              64K, 69.2 with 1M, 68.8 with 4M, 70.5 by XYZZ alone)
-     *   CZK_GPU_MSM_ONES_K         pairs per thread in a level (default 16)
-     *   CZK_GPU_MSM_ONES_SEG       most ones in one tree (default: 4 GiB of tree buffers)
-     * Memory: a tree over s points takes s/2 sums and s/4 for the next level (ping-pong) and
-     * s/2 prefixes, 96 bytes a point for G1 and 192 for G2; more ones than a segment's worth
-     * are summed as several trees, one after the other, their leftovers summed together.
-     */
-    /* With CZK_GPU_MSM_PHASES the ones' time too, and the whole call's on the device. */
-    if (phases && none > 0) CZK_CUDA_TRY(err, cudaEventRecord(ph[5], sc.st));
-    size_t ones_by_tree = 0;
-    if (none > 0) {
-        using A = affine_t<F>;
-        const char *mode = getenv("CZK_GPU_MSM_ONES");
-        bool tree = mode == nullptr || strcmp(mode, "xyzz") != 0;
-        uint32_t stop = 1u << 22;
-        if (unsigned k = env_knob("CZK_GPU_MSM_ONES_STOP", 64, 1u << 30)) stop = k;
-        uint32_t K = 16;
-        if (unsigned k = env_knob("CZK_GPU_MSM_ONES_K", 1, 1024)) K = k;
-        /* Elements per thread in the tree of totals: its levels are 1/K of the pairs or
-         * less, so their cost hardly matters; 32 keeps the tree shallow (at most 5 levels
-         * above 2^25 totals). */
-        const uint32_t M = 32;
-        constexpr uint64_t SEG_BYTES = 4ull << 30;
-        uint64_t seg_max = SEG_BYTES / (sizeof(A) / 2 + sizeof(A) / 4 + sizeof(F) / 2);
-        if (unsigned k = env_knob("CZK_GPU_MSM_ONES_SEG", 1024, 0x7fffffffu)) seg_max = k;
-        if (seg_max < 2ull * stop) seg_max = 2ull * stop;
+/* 3. Bucket accumulation of windows [w0, w1), whose sorted entries keys and vals hold: the
+ * buckets each chunk finishes, and a carry (cka, ca) for a bucket begun in the chunk before. */
+template <class F>
+czk_status accumulate(scratch &sc, const affine_t<F> *bases, const uint32_t *keys,
+                      const uint32_t *vals, uint32_t nsig, uint32_t chunks, unsigned nwin,
+                      uint32_t L, uint32_t nb, xyzz_t<F> *buckets, uint32_t *cka, xyzz_t<F> *ca,
+                      unsigned w0, unsigned w1, czk_err *err)
+{
+    const uint32_t g0 = w0 * chunks, g1 = w1 * chunks;
+    bucket_acc_kernel<F><<<blocks_for(g1 - g0, EC_THREADS), EC_THREADS, 0, sc.st>>>(
+        bases, keys, vals, nsig, chunks, nwin, L, nb, buckets, cka, ca, g0, g1, w0);
+    CZK_CUDA_TRY_LAUNCH(err);
+    return CZK_OK;
+}
 
-        const A *rest = bases;        /* what the XYZZ path sums: the bases through */
-        const uint64_t *rest_ik = one_ik; /* rest_ik, or an array of points */
-        uint32_t nrest = none;
-        /* The tree's scratch (about 3.8 GB for a PoRep partition's 62 M ones in G1) is
-         * optional: where the device has no room for it, the XYZZ path sums all the ones,
-         * as it did before the tree, rather than failing the MSM. CZK_GPU_MSM_ONES_NOROOM=k
-         * (tests) makes the tree's k-th allocation fail (1..5; the fifth exists only with
-         * several segments), so that the ones allocated before it are given back. */
-        unsigned fail_at = env_knob("CZK_GPU_MSM_ONES_NOROOM", 1, 5);
-        /* nseg segments whose sizes differ by at most 1: segment s is
-         * [s·none/nseg, (s + 1)·none/nseg), at least seg_max/2 ≥ stop points (at least 2, as
-         * a level needs) and at most seg. */
-        const uint32_t nseg = (uint32_t)((none + seg_max - 1) / seg_max);
-        const uint32_t seg = (uint32_t)(((uint64_t)none + nseg - 1) / nseg);
-        const uint32_t half = (seg + 1) / 2;
-        A *pa = nullptr, *pb = nullptr, *fin = nullptr;
-        F *pre = nullptr, *tv = nullptr;
-        ones::tree_plan big{};
-        if (tree && none > stop) {
-            big = ones::plan_tree(ones::pass_threads(seg / 2, K), M);
-            const int mark = sc.np;
-            /* Several segments leave their last levels side by side in fin; one leaves them
-             * where its last level wrote them (no copy, and stop points less memory: 0.4 GB
-             * for G1, 0.8 GB for G2 at the default stop). */
-            unsigned k = 0;
-            auto take = [&](auto **out, size_t count) {
-                return ++k != fail_at && sc.try_alloc(out, count);
-            };
-            tree = take(&pa, half) && take(&pb, (half + 1) / 2) && take(&pre, seg / 2) &&
-                   take(&tv, big.size) && (nseg == 1 || take(&fin, (size_t)nseg * stop));
-            if (!tree) sc.release_to(mark);
-        }
-        if (tree && none > stop) {
-            uint32_t nfin = 0;
-            for (uint32_t s = 0; s < nseg; s++) {
-                const uint32_t s0 = (uint32_t)((uint64_t)s * none / nseg);
-                uint32_t n = (uint32_t)((uint64_t)(s + 1) * none / nseg) - s0;
-                ones::pt_src<F> src{bases, one_ik + s0};
-                A *out = pa;
-                do {
-                    /* One level: n points in src to ceil(n/2) in out. */
-                    const uint32_t T = ones::pass_threads(n / 2, K);
-                    const ones::tree_plan tp = ones::plan_tree(T, M);
-                    ones_prefix_kernel<F><<<blocks_for(T, EC_THREADS), EC_THREADS, 0, sc.st>>>(
-                        src, n, K, pre, tv + tp.vals[0]);
-                    CZK_CUDA_TRY_LAUNCH(err);
-                    for (uint32_t k = 0; k < tp.depth; k++) {
-                        ones_scan_up_kernel<F>
-                            <<<blocks_for(tp.n[k + 1], EC_THREADS), EC_THREADS, 0, sc.st>>>(
-                                tv + tp.vals[k], tp.n[k], M, tv + tp.pre[k], tv + tp.vals[k + 1]);
-                        CZK_CUDA_TRY_LAUNCH(err);
-                    }
-                    ones_invert_kernel<F><<<1, 1, 0, sc.st>>>(tv + tp.vals[tp.depth]);
-                    CZK_CUDA_TRY_LAUNCH(err);
-                    for (uint32_t k = tp.depth; k-- > 0;) {
-                        ones_scan_down_kernel<F>
-                            <<<blocks_for(tp.n[k + 1], EC_THREADS), EC_THREADS, 0, sc.st>>>(
-                                tv + tp.vals[k], tp.n[k], M, tv + tp.pre[k], tv + tp.vals[k + 1]);
-                        CZK_CUDA_TRY_LAUNCH(err);
-                    }
-                    ones_sum_kernel<F><<<blocks_for(T, EC_THREADS), EC_THREADS, 0, sc.st>>>(
-                        src, n, K, pre, tv + tp.vals[0], out);
-                    CZK_CUDA_TRY_LAUNCH(err);
-                    n = (n + 1) / 2;
-                    src = ones::pt_src<F>{out, nullptr};
-                    out = out == pa ? pb : pa;
-                } while (n > stop);
-                if (nseg == 1) {
-                    fin = const_cast<A *>(src.pts);
-                } else {
-                    CZK_CUDA_TRY(err, cudaMemcpyAsync(fin + nfin, src.pts, (size_t)n * sizeof(A),
-                                        cudaMemcpyDeviceToDevice, sc.st));
-                }
-                nfin += n;
-            }
-            rest = fin;
-            rest_ik = nullptr;
-            nrest = nfin;
-            ones_by_tree = none;
-        }
-        uint32_t L = 64;
-        uint32_t chunks = (nrest + L - 1) / L;
-        X *oa, *ob;
-        uint32_t *oka, *okb;
-        TRY_STATUS(sc.alloc(&oa, chunks, err));
-        TRY_STATUS(sc.alloc(&oka, chunks, err));
-        TRY_STATUS(sc.alloc(&ob, (chunks + FOLD_L - 1) / FOLD_L, err));
-        TRY_STATUS(sc.alloc(&okb, (chunks + FOLD_L - 1) / FOLD_L, err));
-        if (rest_ik != nullptr)
-            ones_kernel<F><<<blocks_for(chunks, EC_THREADS), EC_THREADS, 0, sc.st>>>(
-                rest, rest_ik, nrest, L, oka, oa);
-        else
-            ones_xyzz_kernel<F><<<blocks_for(chunks, EC_THREADS), EC_THREADS, 0, sc.st>>>(
-                rest, nrest, L, oka, oa);
-        CZK_CUDA_TRY_LAUNCH(err);
-        TRY_STATUS(fold_all<F>(sc, oka, oa, okb, ob, chunks, ones, err));
-        if (phases) CZK_CUDA_TRY(err, cudaEventRecord(ph[6], sc.st));
+/*
+ * 4. Bucket reduction: sum_j (j + 1)·B_j of each window into win, in segments of buckets per
+ * thread folded by the carry passes. Enough threads to fill the GPU (~64K), and at most 256
+ * buckets each; only the narrow windows' lower half gets threads. On an H200 (G1, before the
+ * split widths) 128-bucket segments reduced fastest at 2^24 (32 took 16.9 ms against 14.3:
+ * more carries to fold) and 2^26 (512: 46 ms against 40); with the split, at 2^26, 256 (98K
+ * threads, a third on empty buckets) took 27.2 ms against 28.8 for 128 and 42.7 for 1024
+ * (msm_red_threads).
+ */
+template <class F>
+czk_status reduce_windows(scratch &sc, const czk_gpu_tuning &tu, const xyzz_t<F> *buckets,
+                          const win_split &ws, uint32_t nb, xyzz_t<F> *win, czk_err *err)
+{
+    using X = xyzz_t<F>;
+    const unsigned nwin = ws.nwin;
+    const uint32_t wide = ws.extra > 0 ? ws.extra : nwin; /* windows of nb buckets */
+    const uint32_t nb_min = wide < nwin ? nb / 2 : nb;
+    uint64_t red_threads = 65536;
+    uint32_t seg_max = 256;
+    if (tu.msm_red_threads != 0) {
+        red_threads = tu.msm_red_threads;
+        seg_max = 1u << 31; /* the knob alone decides */
     }
+    uint32_t seg = 8;
+    while (seg < nb_min && seg < seg_max &&
+           bucket_sum_threads(nwin, nb, wide, seg) > red_threads)
+        seg <<= 1;
+    if (seg > nb_min) seg = nb_min;
+    uint32_t nseg = bucket_sum_threads(nwin, nb, wide, seg);
+    /* Reuse the carry buffers (m ≥ nseg is not guaranteed: allocate). */
+    X *sa, *sb;
+    uint32_t *ska, *skb;
+    TRY_STATUS(sc.alloc(&sa, nseg, err));
+    TRY_STATUS(sc.alloc(&ska, nseg, err));
+    TRY_STATUS(sc.alloc(&sb, (nseg + FOLD_L - 1) / FOLD_L, err));
+    TRY_STATUS(sc.alloc(&skb, (nseg + FOLD_L - 1) / FOLD_L, err));
+    bucket_sum_kernel<F><<<blocks_for(nseg, EC_THREADS), EC_THREADS, 0, sc.st>>>(
+        buckets, nwin, nb, wide, seg, ska, sa);
+    CZK_CUDA_TRY_LAUNCH(err);
+    TRY_STATUS(fold_all<F>(sc, ska, sa, skb, sb, nseg, win, err));
+    return CZK_OK;
+}
 
-    /* Back to the host: W window sums and the ones' sum; Horner there. */
+/*
+ * 2..4. Pippenger over the nsig significant scalars into the window sums win: each group of
+ * windows sorted, then accumulated, all on sc.st, so the next group's sorts overwrite keys
+ * and vals only after they were read; then the carries folded into their buckets, and the
+ * buckets reduced.
+ */
+template <class G>
+czk_status pippenger(scratch &sc, const czk_gpu_tuning &tu, const affine_t<typename G::F> *bases,
+                     const czk_scalar *scalars, const uint64_t *sig_ik, uint32_t nsig,
+                     const win_split &ws, xyzz_t<typename G::F> *win, czk_err *err)
+{
+    using F = typename G::F;
+    using X = xyzz_t<F>;
+    const unsigned nwin = ws.nwin;
+    const unsigned c = ws.max_width();
+    const uint32_t nb = 1u << (c - 1);
+    const uint32_t gw = window_group<F>(sc, tu, nsig, nwin, nb);
+    uint32_t *keys_tmp, *vals_tmp, *keys, *vals;
+    TRY_STATUS(sc.alloc(&keys_tmp, nsig, err));
+    TRY_STATUS(sc.alloc(&vals_tmp, nsig, err));
+    TRY_STATUS(sc.alloc(&keys, (size_t)gw * nsig, err));
+    TRY_STATUS(sc.alloc(&vals, (size_t)gw * nsig, err));
+    size_t tmp_sort = 0, tmp_db = 0;
+    CZK_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(nullptr, tmp_sort, keys_tmp, keys, vals_tmp, vals,
+                                        (int)nsig, 0, (int)c, sc.st));
+    {
+        cub::DoubleBuffer<uint32_t> dk(keys, keys_tmp), dv(vals, vals_tmp);
+        CZK_CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(nullptr, tmp_db, dk, dv, (int)nsig, 0, (int)c,
+                                            sc.st));
+    }
+    if (tmp_db > tmp_sort) tmp_sort = tmp_db;
+    void *tmp2;
+    TRY_STATUS(sc.alloc((uint8_t **)&tmp2, tmp_sort, err));
+
+    const uint32_t L = chunk_length<G>(tu, nsig, nb);
+    uint32_t chunks = (nsig + L - 1) / L;
+    uint32_t m = nwin * chunks;
+
+    X *buckets, *ca, *cb;
+    uint32_t *cka, *ckb;
+    TRY_STATUS(sc.alloc(&buckets, (size_t)nwin * nb, err));
+    TRY_STATUS(sc.alloc(&ca, m, err));
+    TRY_STATUS(sc.alloc(&cka, m, err));
+    TRY_STATUS(sc.alloc(&cb, (m + FOLD_L - 1) / FOLD_L, err));
+    TRY_STATUS(sc.alloc(&ckb, (m + FOLD_L - 1) / FOLD_L, err));
+    CZK_CUDA_TRY(err, cudaMemsetAsync(buckets, 0, (size_t)nwin * nb * sizeof(X), sc.st));
+
+    for (unsigned w0 = 0; w0 < nwin; w0 += gw) {
+        const unsigned w1 = w0 + gw < nwin ? w0 + gw : nwin;
+        TRY_STATUS(sort_windows(sc, scalars, sig_ik, nsig, ws, w0, w1, nb, c, keys_tmp, vals_tmp,
+                                keys, vals, tmp2, tmp_sort, err));
+        TRY_STATUS(accumulate<F>(sc, bases, keys, vals, nsig, chunks, nwin, L, nb, buckets, cka,
+                                 ca, w0, w1, err));
+    }
+    /* Carries: folded into their buckets, level by level. */
+    TRY_STATUS(fold_all<F>(sc, cka, ca, ckb, cb, m, buckets, err));
+    return reduce_windows<F>(sc, tu, buckets, ws, nb, win, err);
+}
+
+/* One level of the ones' tree (cuda/ones_affine.cuh): the n points of src to ceil(n/2) in
+ * out, with one field inversion; pre and tv are the level's scratch. */
+template <class F>
+czk_status ones_level(scratch &sc, ones::pt_src<F> src, uint32_t n, uint32_t K, uint32_t M,
+                      F *pre, F *tv, affine_t<F> *out, czk_err *err)
+{
+    const uint32_t T = ones::pass_threads(n / 2, K);
+    const ones::tree_plan tp = ones::plan_tree(T, M);
+    ones_prefix_kernel<F><<<blocks_for(T, EC_THREADS), EC_THREADS, 0, sc.st>>>(
+        src, n, K, pre, tv + tp.vals[0]);
+    CZK_CUDA_TRY_LAUNCH(err);
+    for (uint32_t k = 0; k < tp.depth; k++) {
+        ones_scan_up_kernel<F>
+            <<<blocks_for(tp.n[k + 1], EC_THREADS), EC_THREADS, 0, sc.st>>>(
+                tv + tp.vals[k], tp.n[k], M, tv + tp.pre[k], tv + tp.vals[k + 1]);
+        CZK_CUDA_TRY_LAUNCH(err);
+    }
+    ones_invert_kernel<F><<<1, 1, 0, sc.st>>>(tv + tp.vals[tp.depth]);
+    CZK_CUDA_TRY_LAUNCH(err);
+    for (uint32_t k = tp.depth; k-- > 0;) {
+        ones_scan_down_kernel<F>
+            <<<blocks_for(tp.n[k + 1], EC_THREADS), EC_THREADS, 0, sc.st>>>(
+                tv + tp.vals[k], tp.n[k], M, tv + tp.pre[k], tv + tp.vals[k + 1]);
+        CZK_CUDA_TRY_LAUNCH(err);
+    }
+    ones_sum_kernel<F><<<blocks_for(T, EC_THREADS), EC_THREADS, 0, sc.st>>>(
+        src, n, K, pre, tv + tp.vals[0], out);
+    CZK_CUDA_TRY_LAUNCH(err);
+    return CZK_OK;
+}
+
+/*
+ * The ones: one batch addition into *ones. By default a tree of batch-affine additions
+ * (cuda/ones_affine.cuh: 5M + 1S an addition against XYZZ's 8M + 2S) halves the points
+ * level by level, one field inversion a level, until at most `stop` are left; the XYZZ
+ * chunks and carry folds then sum those. Knobs (czk_gpu_tuning):
+ *   msm_ones_stop  points left to the XYZZ path (default 2^22: below a few million
+ *                  points a level's single inversion and its launches cost more than
+ *                  the additions it saves; on an H200 the 90 % {0,1} MSM at 2^26, 30 M
+ *                  ones, took 72.4 ms with 64K, 69.2 with 1M, 68.8 with 4M, 70.5 by
+ *                  XYZZ alone)
+ *   msm_ones_k     pairs per thread in a level (default 16)
+ *   msm_ones_seg   most ones in one tree (0, the default: 4 GiB of tree buffers)
+ * Memory: a tree over s points takes s/2 sums and s/4 for the next level (ping-pong) and
+ * s/2 prefixes, 96 bytes a point for G1 and 192 for G2; more ones than a segment's worth
+ * are summed as several trees, one after the other, their leftovers summed together.
+ * *by_tree is how many the tree summed (all or none).
+ */
+template <class G>
+czk_status sum_ones(scratch &sc, const czk_gpu_tuning &tu, const affine_t<typename G::F> *bases,
+                    const uint64_t *one_ik, uint32_t none, xyzz_t<typename G::F> *ones,
+                    size_t *by_tree, czk_err *err)
+{
+    using F = typename G::F;
+    using X = xyzz_t<F>;
+    using A = affine_t<F>;
+    bool tree = true;
+    const uint32_t stop = tu.msm_ones_stop, K = tu.msm_ones_k;
+    /* Elements per thread in the tree of totals: its levels are 1/K of the pairs or
+     * less, so their cost hardly matters; 32 keeps the tree shallow (at most 5 levels
+     * above 2^25 totals). */
+    const uint32_t M = 32;
+    constexpr uint64_t SEG_BYTES = 4ull << 30;
+    uint64_t seg_max = SEG_BYTES / (sizeof(A) / 2 + sizeof(A) / 4 + sizeof(F) / 2);
+    if (tu.msm_ones_seg != 0) seg_max = tu.msm_ones_seg;
+    if (seg_max < 2ull * stop) seg_max = 2ull * stop;
+
+    const A *rest = bases;        /* what the XYZZ path sums: the bases through */
+    const uint64_t *rest_ik = one_ik; /* rest_ik, or an array of points */
+    uint32_t nrest = none;
+    /* The tree's scratch (about 3.8 GB for a PoRep partition's 62 M ones in G1) is
+     * optional: where the device has no room for it, the XYZZ path sums all the ones,
+     * as it did before the tree, rather than failing the MSM. A test may make the tree's
+     * k-th allocation fail (czk__gpu_msm_fail_ones_alloc), so that the ones allocated
+     * before it are given back. */
+    const unsigned fail_at = g_fail_ones_alloc.load(std::memory_order_relaxed);
+    /* nseg segments whose sizes differ by at most 1: segment s is
+     * [s·none/nseg, (s + 1)·none/nseg), at least seg_max/2 ≥ stop points (at least 2, as
+     * a level needs) and at most seg. */
+    const uint32_t nseg = (uint32_t)((none + seg_max - 1) / seg_max);
+    const uint32_t seg = (uint32_t)(((uint64_t)none + nseg - 1) / nseg);
+    const uint32_t half = (seg + 1) / 2;
+    A *pa = nullptr, *pb = nullptr, *fin = nullptr;
+    F *pre = nullptr, *tv = nullptr;
+    ones::tree_plan big{};
+    if (tree && none > stop) {
+        big = ones::plan_tree(ones::pass_threads(seg / 2, K), M);
+        const int mark = sc.np;
+        /* Several segments leave their last levels side by side in fin; one leaves them
+         * where its last level wrote them (no copy, and stop points less memory: 0.4 GB
+         * for G1, 0.8 GB for G2 at the default stop). */
+        unsigned k = 0;
+        auto take = [&](auto **out, size_t count) {
+            return ++k != fail_at && sc.try_alloc(out, count);
+        };
+        tree = take(&pa, half) && take(&pb, (half + 1) / 2) && take(&pre, seg / 2) &&
+               take(&tv, big.size) && (nseg == 1 || take(&fin, (size_t)nseg * stop));
+        if (!tree) sc.release_to(mark);
+    }
+    if (tree && none > stop) {
+        uint32_t nfin = 0;
+        for (uint32_t s = 0; s < nseg; s++) {
+            const uint32_t s0 = (uint32_t)((uint64_t)s * none / nseg);
+            uint32_t n = (uint32_t)((uint64_t)(s + 1) * none / nseg) - s0;
+            ones::pt_src<F> src{bases, one_ik + s0};
+            A *out = pa;
+            do {
+                TRY_STATUS(ones_level<F>(sc, src, n, K, M, pre, tv, out, err));
+                n = (n + 1) / 2;
+                src = ones::pt_src<F>{out, nullptr};
+                out = out == pa ? pb : pa;
+            } while (n > stop);
+            if (nseg == 1) {
+                fin = const_cast<A *>(src.pts);
+            } else {
+                CZK_CUDA_TRY(err, cudaMemcpyAsync(fin + nfin, src.pts, (size_t)n * sizeof(A),
+                                    cudaMemcpyDeviceToDevice, sc.st));
+            }
+            nfin += n;
+        }
+        rest = fin;
+        rest_ik = nullptr;
+        nrest = nfin;
+        *by_tree = none;
+    }
+    uint32_t L = 64;
+    uint32_t chunks = (nrest + L - 1) / L;
+    X *oa, *ob;
+    uint32_t *oka, *okb;
+    TRY_STATUS(sc.alloc(&oa, chunks, err));
+    TRY_STATUS(sc.alloc(&oka, chunks, err));
+    TRY_STATUS(sc.alloc(&ob, (chunks + FOLD_L - 1) / FOLD_L, err));
+    TRY_STATUS(sc.alloc(&okb, (chunks + FOLD_L - 1) / FOLD_L, err));
+    if (rest_ik != nullptr)
+        ones_kernel<F><<<blocks_for(chunks, EC_THREADS), EC_THREADS, 0, sc.st>>>(
+            rest, rest_ik, nrest, L, oka, oa);
+    else
+        ones_xyzz_kernel<F><<<blocks_for(chunks, EC_THREADS), EC_THREADS, 0, sc.st>>>(
+            rest, nrest, L, oka, oa);
+    CZK_CUDA_TRY_LAUNCH(err);
+    TRY_STATUS(fold_all<F>(sc, oka, oa, okb, ob, chunks, ones, err));
+    return CZK_OK;
+}
+
+/* Back to the host: the window sums and the ones' sum through the readback slot, combined
+ * there with c_w doublings per window (Horner); sc.ev1 ends the call's device time. */
+template <class G>
+czk_status finish(scratch &sc, const pinned_slot &readback, const xyzz_t<typename G::F> *win,
+                  const xyzz_t<typename G::F> *ones, const win_split &ws,
+                  typename G::host_jac *out, czk_err *err)
+{
+    using X = xyzz_t<typename G::F>;
+    const unsigned nwin = ws.nwin;
     typename G::host_xyzz hw[64], hones;
     static_assert(sizeof(typename G::host_xyzz) == sizeof(X), "layout");
     static_assert(65 * sizeof(X) <= PIN_SLOT_BYTES, "readback slot");
@@ -1039,13 +913,6 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     CZK_CUDA_TRY(err, cudaMemcpyAsync(rb + 64, ones, sizeof(X), cudaMemcpyDeviceToHost, sc.st));
     CZK_CUDA_TRY(err, cudaEventRecord(sc.ev1, sc.st));
     CZK_CUDA_TRY(err, cudaStreamSynchronize(sc.st));
-    if (phases) {
-        float t_ones = 0, t_all = 0;
-        if (none > 0) CZK_CUDA_TRY(err, cudaEventElapsedTime(&t_ones, ph[5], ph[6]));
-        CZK_CUDA_TRY(err, cudaEventElapsedTime(&t_all, sc.ev0, sc.ev1));
-        fprintf(stderr, "msm call G%d n %zu sig %u ones %u: ones %.2f ms, all %.2f ms\n",
-                G::group, n, nsig, none, t_ones, t_all);
-    }
     memcpy(hw, rb, nwin * sizeof(X));
     memcpy(&hones, rb + 64, sizeof(X));
 
@@ -1059,6 +926,55 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     }
     G::add(&acc, &acc, &hones);
     G::to_jac(out, &acc);
+    return CZK_OK;
+}
+
+/* One MSM (the header's steps): classify, then Pippenger over the significant scalars and
+ * the batch addition of the ones, then the sums back to the host. */
+template <class G>
+czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typename G::F> *bases,
+                      size_t nbases, const czk_scalar *scalars, size_t n,
+                      const uint64_t *density_host, czk_gpu_msm_stats *stats, czk_err *err)
+{
+    using F = typename G::F;
+    using X = xyzz_t<F>;
+    if (out == nullptr) return czk_err_set(err, CZK_EINVAL, "msm: out is NULL");
+    if (n >= ((size_t)1 << 31))
+        return czk_err_set(err, CZK_EINVAL, "msm: %zu scalars, at most 2^31 - 1", n);
+    size_t need = density_host != nullptr ? czk_density_count(density_host, n) : n;
+    if (need > nbases)
+        return czk_err_set(err, CZK_EINVAL, "msm: %zu bases needed, %zu given", need, nbases);
+
+    /* The tuning knobs, once a call (cuda/tuning.c); zeros leave the choices below. */
+    czk_gpu_tuning tu;
+    czk_gpu_get_tuning(&tu);
+    /* Before the scratch: its destructor waits for the stream, so a copy still bound for
+     * the slot (an error path) lands before the slot is given back. */
+    pinned_slot readback;
+    scratch sc;
+    TRY_STATUS(sc.init(gpu, err));
+    classified cl;
+    TRY_STATUS(classify(sc, readback, scalars, n, density_host, &cl, err));
+    const uint32_t nsig = cl.nsig, none = cl.none;
+
+    unsigned c = pick_window<G>(nsig > 0 ? nsig : 1);
+    if (tu.msm_window != 0) c = tu.msm_window;
+    /* ceil(256/c) windows of as equal widths as possible (msm_kernels.cuh, win_split), at
+     * most c bits; c from here on is the widest. */
+    const win_split ws = split_windows(c);
+    const unsigned nwin = ws.nwin;
+    c = ws.max_width();
+
+    X *win = nullptr, *ones = nullptr;
+    TRY_STATUS(sc.alloc(&win, nwin, err));
+    TRY_STATUS(sc.alloc(&ones, 1, err));
+    CZK_CUDA_TRY(err, cudaMemsetAsync(win, 0, nwin * sizeof(X), sc.st));
+    CZK_CUDA_TRY(err, cudaMemsetAsync(ones, 0, sizeof(X), sc.st));
+    if (nsig > 0) TRY_STATUS(pippenger<G>(sc, tu, bases, scalars, cl.sig_ik, nsig, ws, win, err));
+    size_t ones_by_tree = 0;
+    if (none > 0)
+        TRY_STATUS(sum_ones<G>(sc, tu, bases, cl.one_ik, none, ones, &ones_by_tree, err));
+    TRY_STATUS(finish<G>(sc, readback, win, ones, ws, out, err));
 
     if (stats != nullptr) {
         float ms = 0;
@@ -1344,50 +1260,11 @@ czk_status czk_gpu_g2s_msm(int gpu, czk_g2_jac *out, const czk_g2_affine *bases,
     return msm_host<g2_traits>(gpu, out, bases, scalars, n, density, err);
 }
 
-/* The MSM stream priority of the calling thread (0, CUDA's default, unless a prover set it
- * for an urgent proof). Thread-local: proofs on other threads keep theirs. */
-static thread_local int t_msm_priority = 0;
-
-void czk__gpu_set_thread_msm_priority(int priority) { t_msm_priority = priority; }
-
 void czk__gpu_set_thread_msm_scratch_cap(uint64_t bytes) { t_msm_scratch_cap = bytes; }
 
 uint64_t czk__gpu_thread_msm_scratch_cap(void) { return t_msm_scratch_cap; }
 
-int czk__gpu_thread_msm_priority(void) { return t_msm_priority; }
-
-void czk_gpu_msm_trim(int gpu)
-{
-    if (gpu < 0 || gpu >= CZK_GPU_MAX) return;
-    pthread_mutex_lock(&pool_lock);
-    if (pools[gpu] != nullptr) {
-        cudaMemPoolTrimTo(pools[gpu], 0);
-        (void)cudaGetLastError();
-    }
-    pthread_mutex_unlock(&pool_lock);
-}
-
-void czk_gpu_pool_stats(int gpu, czk_gpu_pool_usage *out, bool reset_high)
-{
-    memset(out, 0, sizeof *out);
-    if (gpu < 0 || gpu >= CZK_GPU_MAX) return;
-    pthread_mutex_lock(&pool_lock);
-    cudaMemPool_t p = pools[gpu];
-    pthread_mutex_unlock(&pool_lock);
-    if (p == nullptr) return;
-    uint64_t v = 0;
-    if (cudaMemPoolGetAttribute(p, cudaMemPoolAttrUsedMemCurrent, &v) == cudaSuccess)
-        out->used = v;
-    if (cudaMemPoolGetAttribute(p, cudaMemPoolAttrUsedMemHigh, &v) == cudaSuccess)
-        out->used_high = v;
-    if (cudaMemPoolGetAttribute(p, cudaMemPoolAttrReservedMemCurrent, &v) == cudaSuccess)
-        out->reserved = v;
-    if (reset_high) {
-        uint64_t zero = 0;
-        (void)cudaMemPoolSetAttribute(p, cudaMemPoolAttrUsedMemHigh, &zero);
-    }
-    (void)cudaGetLastError();
-}
+void czk__gpu_msm_fail_ones_alloc(unsigned k) { g_fail_ones_alloc.store(k, std::memory_order_relaxed); }
 
 } /* extern "C" */
 

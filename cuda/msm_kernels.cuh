@@ -175,87 +175,38 @@ CZK_HD void digits_group_body(uint32_t j, const czk_scalar *scalars, const uint6
 }
 
 /*
- * Switches for bucket accumulation (each 0 restores the older code, for measuring one against
- * the other in one build):
+ * Two accumulation switches, off by default and not yet timed against it:
  *
- * CZK_MSM_ACC_PREFETCH, a bit mask: bit 0 for G1, bit 1 for G2 (default 0, neither). With a
- * bit set, a thread loads entry i + 1's key and affine base, and entry i + 2's value, before
- * it adds entry i, so the random global load of the next base (hundreds of cycles) overlaps
- * one addition (about 1500 instructions for G1) instead of being hidden only by other warps,
- * of which the register-heavy accumulation leaves few per SM. The base load's address (the
- * value) is itself loaded one entry earlier, so issuing it never waits on a load. Costs the
- * registers of one affine point (24 for G1, 48 for G2) and one value: ptxas (CUDA 13.0,
- * sm_90) G1 196 → 214 registers, G2 246 → 255, no spills; both stay at 8 warps per SM.
+ * CZK_MSM_ACC_PREFETCH, a bit mask: bit 0 for G1, bit 1 for G2. With a bit set, a thread
+ * loads entry i + 1's key and affine base, and entry i + 2's value, before it adds entry i,
+ * so the random global load of the next base overlaps one addition instead of being hidden
+ * only by other warps, of which the register-heavy accumulation leaves few per SM. Costs
+ * the registers of one affine point and one value: ptxas (CUDA 13.0, sm_90) G1 196 → 214,
+ * G2 246 → 255, no spills; both stay at 8 warps per SM.
  *
- * CZK_MSM_ACC_L2PF, a distance D (default 0, off): before adding entry i, a thread asks L2
- * for entry i + D's base with one bulk prefetch (sm_90 cp.async.bulk.prefetch.L2), so that
- * the later load of it finds it in L2 instead of HBM. Unlike CZK_MSM_ACC_PREFETCH it holds
- * no point in registers (one value and an address), so it suits the register-bound
- * kernels; the value of entry i + D + 1 is loaded one entry ahead, so the prefetch never waits
- * on a load. For both groups; on the host it only reads the values and bases. ptxas with
- * D = 2: G1 200 registers, G2 248, no spills.
+ * CZK_MSM_G1_LEAN = 1: G1 adds with xyzz_t::add_affine_lean (cuda/ec.cuh), the same formula
+ * ordered so that fewer field values are live at once (G1 196 → 176 registers, the same
+ * occupancy).
  *
- * CZK_MSM_G1_LEAN (default 0), CZK_MSM_G2_LEAN (default 2): 1 adds with
- * xyzz_t::add_affine_lean, the same formula ordered so that fewer field values are live at
- * once (cuda/ec.cuh); 2 the same with the Fp2 products through lean_ops, out-of-line
- * functions of their own taking their operands by value (for G1 the same as 1). G2 2^24 on an
- * H200 (median of 5; 2026-11-30, eighth session): 0 with Fp2 products by reference 448.4 ms
- * (accumulation 391 ms); 2 363.1 (306 ms); with fp2_t's own products by value
- * (CZK_FP2_BYVAL, cuda/ff.cuh) 0 384.8 and 1 378.9 (327 ms: the same semantics as 2, another
- * register allocation); every Fp2 product inline (CZK_FP2_INLINE) 413.3. So 2 for G2.
- *
- * Measured on an H200 (bench_gpu_msm, median of 5; G1 2^24 / 2^26 / G2 2^24 in ms), against
- * the defaults' 118.5 / 411.3 / 447.1: CZK_MSM_ACC_L2PF=2 123.6 / 429.9 / 453.0;
- * CZK_MSM_ACC_MIN_BLOCKS=3 with CZK_MSM_ACC_MIN_BLOCKS_G2=3 (168 registers, 12 warps an SM,
- * a few bytes spilled) 119.3 / 417.1 / 495.8; both 120.4 / 420.2 / 507.5. All slower, so all
- * stay off. PREFETCH (more registers, the same 8 warps) and the LEAN orderings (G2 224
- * registers, also 8 warps) were not timed.
+ * G2 always adds through add_affine_lean<true>, its Fp2 products through lean_ops: on an
+ * H200 G2 2^24 took 355.3 ms, against 384.8 by add_affine.
  */
 #ifndef CZK_MSM_ACC_PREFETCH
 #define CZK_MSM_ACC_PREFETCH 0
 #endif
-#ifndef CZK_MSM_ACC_L2PF
-#define CZK_MSM_ACC_L2PF 0
-#endif
 #ifndef CZK_MSM_G1_LEAN
 #define CZK_MSM_G1_LEAN 0
-#endif
-#ifndef CZK_MSM_G2_LEAN
-#define CZK_MSM_G2_LEAN 2
 #endif
 
 /* The build's choice of the switches above for each field. */
 template <class F> struct acc_config {
     static constexpr bool prefetch = (CZK_MSM_ACC_PREFETCH & 1) != 0;
     static constexpr int lean = CZK_MSM_G1_LEAN;
-    static constexpr uint32_t l2pf = CZK_MSM_ACC_L2PF;
 };
 template <> struct acc_config<fp2_t> {
     static constexpr bool prefetch = (CZK_MSM_ACC_PREFETCH & 2) != 0;
-    static constexpr int lean = CZK_MSM_G2_LEAN;
-    static constexpr uint32_t l2pf = CZK_MSM_ACC_L2PF;
+    static constexpr int lean = 2;
 };
-
-/* Ask L2 for the sizeof(T) bytes at p (16-byte aligned, size a multiple of 16): one bulk
- * prefetch on sm_90; before sm_90 a line prefetch for its first and for its last byte (a
- * point spans at most two 128-byte lines). On the host it reads those two bytes, so that the
- * host tests (and sanitizers) see every address it takes. */
-template <class T> CZK_HD void prefetch_l2(const T *p)
-{
-    static_assert(sizeof(T) % 16 == 0 && alignof(T) % 16 == 0, "bulk prefetch size, alignment");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("{\n\t.reg .u64 a;\n\tcvta.to.global.u64 a, %0;\n\t"
-                 "cp.async.bulk.prefetch.L2.global [a], %1;\n\t}" ::"l"(p),
-                 "r"((uint32_t)sizeof(T))
-                 : "memory");
-#elif defined(__CUDA_ARCH__)
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-    asm volatile("prefetch.global.L2 [%0];" ::"l"((const char *)p + sizeof(T) - 1));
-#else
-    (void)*(const volatile char *)p;
-    (void)*((const volatile char *)p + sizeof(T) - 1);
-#endif
-}
 
 template <int LEAN, class F> CZK_HD void acc_add_affine(xyzz_t<F> &acc, const affine_t<F> &p)
 {
@@ -272,11 +223,10 @@ template <int LEAN, class F> CZK_HD void acc_add_affine(xyzz_t<F> &acc, const af
  * (g = w·chunks + t) of the sorted keys/vals. Runs of equal keys are summed; a run that
  * starts a bucket is written to its bucket, a run that continues a bucket from the previous
  * chunk goes to carry slot g (key w·nb + bucket). ckeys[g] = KEY_NONE when there is none.
- * PF, LEAN and L2PF pick the variants described with the switches above; every variant
- * writes the same buckets and carries (tests/unit/test_msm_host.cpp).
+ * PF and LEAN pick the variants described with the switches above; every variant writes
+ * the same buckets and carries (tests/unit/test_msm_host.cpp).
  */
-template <class F, bool PF = acc_config<F>::prefetch, int LEAN = acc_config<F>::lean,
-          uint32_t L2PF = acc_config<F>::l2pf>
+template <class F, bool PF = acc_config<F>::prefetch, int LEAN = acc_config<F>::lean>
 CZK_HD void bucket_acc_body(uint32_t g, const affine_t<F> *bases, const uint32_t *keys,
                             const uint32_t *vals, uint32_t nsig, uint32_t chunks, uint32_t nwin,
                             uint32_t L, uint32_t nb, xyzz_t<F> *buckets, uint32_t *ckeys,
@@ -303,9 +253,6 @@ CZK_HD void bucket_acc_body(uint32_t g, const affine_t<F> *bases, const uint32_t
         p = bases[v & ~SIGN_BIT];
         vn = wv[umin(start + 1, end - 1)];
     }
-    /* The L2 prefetch (L2PF > 0): value vpf of entry i + L2PF, clamped like the above. */
-    uint32_t vpf = 0;
-    if constexpr (L2PF > 0) vpf = wv[umin(start + L2PF, end - 1)];
     for (uint32_t i = start; i < end; i++) {
         uint32_t k;
         if constexpr (PF)
@@ -323,10 +270,6 @@ CZK_HD void bucket_acc_body(uint32_t g, const affine_t<F> *bases, const uint32_t
             if (k >= nb) return;
             cur = k;
             acc = xyzz_t<F>::inf();
-        }
-        if constexpr (L2PF > 0) {
-            prefetch_l2(bases + (vpf & ~SIGN_BIT));
-            vpf = wv[umin(i + L2PF + 1, end - 1)];
         }
         if constexpr (PF) {
             affine_t<F> pn = bases[vn & ~SIGN_BIT];

@@ -6,9 +6,9 @@
  * Multiplications per element for one transform of 2^27 points (3 passes of 9 bits): 12 in
  * the butterflies (8 non-trivial stages of 9 per pass, half an element each), 2 to apply the
  * boundary twiddles and, where the 2^27-entry level is split, 1 to form the first level's
- * twiddle (whole_policy stores it whole where the device has room): 14 or 15, against 13.5
- * for the radix-2 count that docs/gpu.md §6.2's 35 ms floor assumes. With CZK_NTT_SKIP_UNIT
- * (ntt.cuh) the products by 1 of each pass's lowest round are skipped: 12.875 or 13.875.
+ * twiddle (whole_policy stores it whole where the device has room): 14 or 15, less the
+ * products by 1 of each pass's lowest round that ntt.cuh skips, so 12.875 or 13.875, against
+ * 13.5 for the radix-2 count that docs/gpu.md §6.2's 35 ms floor assumes.
  * A coset shift or 1/n adds 1 (constant) or 2 (split table) in the first or last pass, never
  * another pass over memory.
  *
@@ -17,11 +17,9 @@
  * 2^27-entry levels whole (built on the GPU) and the products by 1 skipped: forward NR 2^26
  * 18.6 ms, 2^27 37.7 ms (sppark 20.9 / 42.3), inverse NR 2^27 40.1 ms; the Groth16 H step at
  * 2^27 260.9 ms (bellperson, 6 transforms: the H section below) and 246.6 ms (snarkjs, 6).
- * Step by step at 2^27 (forward NR / H): split levels 42.0 / 284.8 ms, whole 40.0 / 274.9,
- * and skipping the products by 1 37.7 / 260.9. With fr_params the code of split levels took
- * 45.7 ms and 312.7 ms (H in 7 transforms: 353.6 ms). Earlier ncu profile (fr_params): the three passes of a 2^27 transform took 18.1,
- * 15.6 and 12.4 ms for 6, 5 and 4 multiplications per element, time following the
- * multiplication count, with the IMAD pipe ~82% busy and 16 warps per SM.
+ * The passes' time follows their multiplication count (ncu: the three passes of a 2^27
+ * transform took 18.1, 15.6 and 12.4 ms for 6, 5 and 4 multiplications per element, with
+ * the IMAD pipe ~82% busy and 16 warps per SM).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -46,75 +44,35 @@ namespace {
 
 constexpr unsigned MAX_PASSES = 3;
 /* Boundary twiddle levels of up to 2^20 entries (32 MB) are always stored whole: one load
- * instead of two loads and a multiplication. (A host harness may lower it to test the split
- * form.) */
-#ifndef CZK_NTT_DIRECT_MAX
-#define CZK_NTT_DIRECT_MAX 20
-#endif
-constexpr unsigned DIRECT_MAX = CZK_NTT_DIRECT_MAX;
+ * instead of two loads and a multiplication. */
+constexpr unsigned DIRECT_MAX = 20;
 
 /*
- * CZK_NTT_GPU_WHOLE (default 1): whole tables are expanded on the device from their split
- * form (table_expand, one multiplication per entry: a 2^27 table in a few milliseconds
- * against ~30 s for the host's chain of products), and boundary levels above DIRECT_MAX
- * are stored whole too when the device has room (whole_policy). 0 restores the earlier
- * behaviour exactly: whole tables built on the host, levels above DIRECT_MAX split unless
- * the CZK_GPU_NTT_DIRECT_MAX knob says otherwise. Measured on an H200 (median of 5): forward
- * NR 2^27 42.03 → 40.00 ms, the bellperson H step 284.8 → 274.9 ms, for 8 GiB of device
- * memory (the 2^27 level, both directions) kept for the process's life.
+ * Whole tables are expanded on the device from their split form (table_expand, one
+ * multiplication per entry: a 2^27 table in a few milliseconds against ~30 s for the host's
+ * chain of products), and boundary levels above DIRECT_MAX are stored whole too when the
+ * device has room (whole_policy): forward NR 2^27 40.00 ms against 42.03 split on an H200,
+ * the bellperson H step 274.9 against 284.8, for 8 GiB of device memory (the 2^27 level,
+ * both directions) kept for the process's life.
  */
-#ifndef CZK_NTT_GPU_WHOLE
-#define CZK_NTT_GPU_WHOLE 1
-#endif
 
-/* A benchmarking knob read once from the environment: def unless set within [lo, hi]. */
-unsigned env_knob(const char *name, unsigned def, unsigned lo, unsigned hi)
-{
-    const char *v = getenv(name);
-    if (v == nullptr || *v == 0) return def;
-    unsigned long x = strtoul(v, nullptr, 10);
-    return x >= lo && x <= hi ? (unsigned)x : def;
-}
-
-/* Knobs for measuring whole tables against split ones (one load against two loads and a
- * multiplication per element) at the price of device memory, 2^M × 32 bytes each:
- * CZK_GPU_NTT_DIRECT_MAX for the boundary twiddles (levels of up to 2^knob entries whole,
- * larger ones split; unset: whole_policy, or DIRECT_MAX with CZK_NTT_GPU_WHOLE=0), and
- * CZK_GPU_NTT_SCALE_DIRECT_MAX for the coset tables (default 0: always split). */
-constexpr unsigned KNOB_UNSET = ~0u;
-unsigned direct_max_knob()
-{
-    static const unsigned v = env_knob("CZK_GPU_NTT_DIRECT_MAX", KNOB_UNSET, 0, 28);
-    return v;
-}
-unsigned scale_direct_max()
-{
-    static const unsigned v = env_knob("CZK_GPU_NTT_SCALE_DIRECT_MAX", 0, 0, 28);
-    return v;
-}
-
-/* Overrides of both knobs for tests (czk__gpu_ntt_set_whole_max; -1: none). Read and written
- * under g_lock. */
+/* The tests' overrides of the choice (czk__gpu_ntt_set_whole_max; -1: none). Read and
+ * written under g_lock. */
 int g_hook_whole = -1, g_hook_scale = -1;
 
 /*
  * Whether a boundary level of 2^M entries is stored whole, by default (under g_lock, with
  * the GPU current). Whole when the table is at most 1/16 of the device's memory and the
  * device keeps at least four times the table free before it is allocated; levels of up to
- * DIRECT_MAX bits always. Measured on an H200 last session with every level whole
- * (CZK_GPU_NTT_DIRECT_MAX=27): forward NR 2^27 −1.2 % (42.1 ms) and the Groth16 H step at
- * 2^27 −2.2 % (284.7 ms): the first pass's twiddle becomes one load instead of two loads
+ * DIRECT_MAX bits always. The first pass's twiddle becomes one load instead of two loads
  * and a multiplication. The price, for the process lifetime (the tables are cached): a
  * 2^27 transform's top level is 2^27 entries, 4 GiB, once per direction, so 8 GiB for a
  * root family's 2^27 domain (its other level, 2^18, is 8 MB); a 141 GB H200 qualifies, a
  * 24 GB card does not (4 GiB > 1.5 GB). In czkd the SRS (~47 GB) and two proofs' buffers
- * (~60 GB) leave room for it (though it narrows prove.cu's room_for_next margin). Coset
- * tables stay split: at 2^27 two more 4 GiB tables per H convention, to save one product
- * per element in three of the six H transforms; each whole table also adds a 4 GiB read
- * to the pass that uses it, which is likely why the boundary tables gained 1.2 % where the
- * product count (15 → 14) predicts up to 6.7 %. Their knob (CZK_GPU_NTT_SCALE_DIRECT_MAX)
- * is the only way to make them whole; with the tables built on the device it is quick to
- * measure.
+ * (~60 GB) leave room for it (though it narrows gpu_prove.cu's room_for_next margin). Coset
+ * tables stay split: whole, they would take two more 4 GiB tables per H convention at 2^27
+ * to save one product per element in three of the six H transforms, and each whole table
+ * adds a 4 GiB read to the pass that uses it.
  */
 bool whole_policy(unsigned M)
 {
@@ -142,10 +100,8 @@ bool want_whole(unsigned M, bool scale)
 {
     const int hook = scale ? g_hook_scale : g_hook_whole;
     if (hook >= 0) return M <= (unsigned)hook;
-    if (scale) return M <= scale_direct_max();
-    const unsigned knob = direct_max_knob();
-    if (knob != KNOB_UNSET) return M <= knob;
-    return CZK_NTT_GPU_WHOLE ? whole_policy(M) : M <= DIRECT_MAX;
+    if (scale) return M == 0;
+    return whole_policy(M);
 }
 
 /* Coset/scale tables cached per GPU (each at most 2 × 2^14 entries: 1 MB). */
@@ -176,24 +132,9 @@ struct plan {
  * keep strided passes at k <= 9 where it can (runs of >= 4 consecutive elements per group,
  * 128 bytes) and the contiguous last pass at k <= 11.
  */
-/* Tile size: TILE_LOG, or 8..TILE_LOG from CZK_GPU_NTT_TILE_LOG (a benchmarking knob). At
- * 2^27 forward NR, 2^11-element tiles took 46.1 ms, 2^10 49.2 ms and 2^9 54.6 ms on an H200:
- * the same 16 warps per SM either way (registers), but shorter contiguous runs per group. */
-unsigned tile_log()
-{
-    static unsigned v = 0;
-    if (v == 0) {
-        const char *env = getenv("CZK_GPU_NTT_TILE_LOG");
-        unsigned t = env != nullptr ? (unsigned)strtoul(env, nullptr, 10) : TILE_LOG;
-        v = t >= 8 && t <= TILE_LOG ? t : TILE_LOG;
-    }
-    return v;
-}
-
 plan make_plan(unsigned L)
 {
-    unsigned tl = tile_log();
-    if (L > 3 * tl) tl = TILE_LOG;
+    const unsigned tl = TILE_LOG;
     plan p{};
     p.L = L;
     if (L <= tl) {
@@ -293,7 +234,6 @@ czk_status upload(fr_t **dst, const czk_fr *src, size_t n, czk_err *err)
     return CZK_OK;
 }
 
-#if CZK_NTT_GPU_WHOLE
 /*
  * A split table made whole on the device (table_expand), its split buffers freed. Device
  * memory running short is not an error: the table then stays split, which computes the
@@ -327,39 +267,30 @@ czk_status expand_table(dev_table *t, unsigned M, czk_err *err)
     t->lo = whole;
     return CZK_OK;
 }
-#endif
 
 /*
- * The table of c·w^e for e < 2^M: whole, or split at h = split_bits(M) into lo[i] = w^i
- * and hi[i] = c·w^(i·2^h). With CZK_NTT_GPU_WHOLE the split form is always built on the
- * host (2^h + 2^(M−h) entries) and a whole table is expanded from it on the device.
+ * The table of c·w^e for e < 2^M: split at h = split_bits(M) into lo[i] = w^i and
+ * hi[i] = c·w^(i·2^h), built on the host (2^h + 2^(M−h) entries), or whole, expanded from
+ * the split form on the device.
  */
 czk_status build_table(dev_table *out, const czk_fr &w, const czk_fr &c, unsigned M, bool whole,
                        czk_err *err)
 {
     *out = dev_table{};
-#if CZK_NTT_GPU_WHOLE
     if (whole) {
         czk_status st = build_table(out, w, c, M, false, err);
         if (st == CZK_OK) st = expand_table(out, M, err);
         if (st != CZK_OK) table_free(out);
         return st;
     }
-#endif
-    unsigned h = whole ? M : split_bits(M);
-    size_t nlo = (size_t)1 << h, nhi = whole ? 0 : (size_t)1 << (M - h);
+    const unsigned h = split_bits(M);
+    const size_t nlo = (size_t)1 << h, nhi = (size_t)1 << (M - h);
     czk_fr *buf = static_cast<czk_fr *>(czk_malloc((nlo + nhi) * sizeof(czk_fr)));
     if (buf == nullptr) return czk_err_set(err, CZK_ENOMEM, "gpu ntt: out of host memory");
-    czk_status st;
-    if (whole) {
-        host_powers(buf, nlo, c, w);
-        st = upload(&out->lo, buf, nlo, err);
-    } else {
-        split_powers(buf, buf + nlo, w, c, M);
-        st = upload(&out->lo, buf, nlo, err);
-        if (st == CZK_OK) st = upload(&out->hi, buf + nlo, nhi, err);
-        out->h = h;
-    }
+    split_powers(buf, buf + nlo, w, c, M);
+    czk_status st = upload(&out->lo, buf, nlo, err);
+    if (st == CZK_OK) st = upload(&out->hi, buf + nlo, nhi, err);
+    out->h = h;
     czk_free(buf);
     if (st != CZK_OK) table_free(out);
     return st;

@@ -122,10 +122,13 @@ typedef struct czk_engine_config {
     size_t ngpus;
     unsigned gpu_workers_per_device; /* default 2 */
     /* Partitions larger than the express lane's are packed after synthesis (include/czk/
-     * pack.h) and the GPU copies the packed forms (gpus.pack_copies; CZK_GPU_PACK=0/1 in
-     * the environment overrides it). Costs pinned memory beside each partition: its
-     * bitmaps and up to a sixth of its bytes. */
+     * pack.h) and the GPU copies the packed forms (gpus.pack_copies). Costs pinned memory
+     * beside each partition: its bitmaps and up to a sixth of its bytes. */
     bool gpu_pack_copies;
+    /* Threads waiting for a GPU spin instead of blocking (gpus.spin_wait; the GPU layer's
+     * czk_gpu_tuning.spin_wait, set before the engine's first GPU call). CZK_EBUSY when
+     * another engine of the process already started the GPUs the other way. */
+    bool gpu_spin_wait;
     /* Device bytes czk may use on each GPU (gpus.memory_limit); 0: what each device has
      * free at start, less a margin. Never more than what is free at start. A .params file's
      * key is planned within it (czk_gpu_plan_make): resident as far as it fits, the rest

@@ -65,6 +65,51 @@ CZK_API uint64_t czk_gpu_memory_limit(int gpu);
 CZK_API czk_status czk_gpu_measure_h2d(int gpu, size_t bytes, double *gbps, czk_err *err);
 
 /* ------------------------------------------------------------------------------------ */
+/* Tuning (cuda/tuning.c)                                                               */
+/* ------------------------------------------------------------------------------------ */
+
+/**
+ * The GPU layer's knobs, one table of rows (name, type, default, bounds, help) in
+ * cuda/tuning.c; the defaults are the measured choices. spin_wait is an operator's choice
+ * (czkd: gpus.spin_wait). The MSM knobs are for benchmarks that sweep them on other GPUs:
+ * the device memory planner (czk_gpu_plan_make) assumes their defaults. A zero in a knob
+ * whose default is zero leaves the choice to the code.
+ */
+typedef struct czk_gpu_tuning {
+    /** Host threads spin while they wait for a GPU (CUDA's default) instead of blocking. */
+    bool spin_wait;
+    uint32_t msm_window;      /**< window bits of the widest window, 4..24 */
+    uint32_t msm_chunk;       /**< sorted entries a bucket-accumulation thread adds, 16..2^16 */
+    uint32_t msm_red_threads; /**< threads the bucket reduction aims for, 1024..2^24 */
+    uint32_t msm_group;       /**< windows sorted and accumulated at a time, 1..64 */
+    uint32_t msm_ones_stop;   /**< ones the batch-affine tree leaves to XYZZ additions (2^22) */
+    uint32_t msm_ones_k;      /**< pairs a thread adds in a level of the ones' tree (16) */
+    uint32_t msm_ones_seg;    /**< most ones in one tree, 1024..2^31 − 1 */
+} czk_gpu_tuning;
+
+/** The table's defaults. */
+CZK_API void czk_gpu_tuning_defaults(czk_gpu_tuning *out);
+/**
+ * Set the knob named `name` (the field's name, "msm_window") in `t` from text ("20",
+ * "true"); NULL or "" sets its default. CZK_EINVAL for an unknown name or a value out of
+ * its bounds (the message gives them).
+ */
+CZK_API czk_status czk_gpu_tuning_parse(czk_gpu_tuning *t, const char *name, const char *value,
+                                        czk_err *err);
+/** `t` as one line of name=value pairs in the table's order; returns its length (as
+ *  snprintf: the bytes it needs). */
+CZK_API size_t czk_gpu_tuning_format(const czk_gpu_tuning *t, char *buf, size_t cap);
+/** The knobs in force: the defaults until czk_gpu_set_tuning. */
+CZK_API void czk_gpu_get_tuning(czk_gpu_tuning *out);
+/**
+ * Make `t` the knobs in force once every field is within its bounds (CZK_EINVAL names the
+ * first that is not); MSMs started from then on use them. spin_wait is applied when the
+ * first call touches a GPU (czk_gpu_count and everything after it): changing it after
+ * that is CZK_EBUSY, and nothing changes.
+ */
+CZK_API czk_status czk_gpu_set_tuning(const czk_gpu_tuning *t, czk_err *err);
+
+/* ------------------------------------------------------------------------------------ */
 /* Multi-scalar multiplication on the GPU (cuda/msm.cu)                                 */
 /* ------------------------------------------------------------------------------------ */
 
@@ -141,7 +186,8 @@ CZK_API czk_status czk_gpu_g1s_msm(int gpu, czk_g1_jac *out, const czk_g1_affine
 CZK_API czk_status czk_gpu_g2s_msm(int gpu, czk_g2_jac *out, const czk_g2_affine *bases,
                                    const czk_scalar *scalars, size_t n,
                                    const uint64_t *density, czk_err *err);
-/** Release the MSM scratch pool of GPU `gpu` (kept between calls otherwise). */
+/** Release the MSM scratch pool of GPU `gpu` (kept between calls otherwise;
+ *  cuda/device_pool.cu). */
 CZK_API void czk_gpu_msm_trim(int gpu);
 
 /** The per-GPU pool the prover's buffers and the MSMs' scratch come from, in bytes. */
@@ -394,8 +440,7 @@ typedef struct czk_gpu_prove_opts {
      * its H MSMs' scratch at once: the next proof may be of another circuit).
      * From then on this proof only computes, so a caller that serializes proofs on a GPU
      * may let the next one start: its copies then overlap these MSMs instead of leaving
-     * the SMs idle while they run. Not called when the room is missing, or when the
-     * environment sets CZK_GPU_OVERLAP=0.
+     * the SMs idle while they run. Not called when the room is missing.
      */
     void (*on_compute)(void *arg);
     void *on_compute_arg;
@@ -442,9 +487,6 @@ typedef struct czk_gpu_prove_stats {
      * result (t_msm_h_s), and each witness MSM's result (t_l_s, t_a_s, t_b1_s, t_b2_s; on
      * their own thread, beside the H MSM). Where a proof's time goes when proofs overlap. */
     double t_queued_s, t_h_s, t_handoff_s, t_msm_h_s, t_l_s, t_a_s, t_b1_s, t_b2_s;
-    /** The witness was copied before a, b, c (CZK_GPU_COPY_ORDER=witness, or =auto with
-     *  no other proof on the GPU; src/groth16/gpu_prove.cu's copy_order_env). */
-    bool witness_copied_first;
     int packed_vectors; /**< how many of a, b, c and aux came packed (opts.packed_*) */
     unsigned msm_calls; /**< device MSM calls of the proof (more than 8 when cut by a plan) */
     unsigned msm_cuts;  /**< calls cut in two because their scratch did not fit */

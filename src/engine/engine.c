@@ -335,6 +335,14 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in, 
     czk_engine_config cfg;
     memset(&cfg, 0, sizeof cfg);
     if (cfg_in != NULL) cfg = *cfg_in;
+    /* The GPU layer's knobs before its first call, which applies spin_wait. */
+    czk_gpu_tuning tuning;
+    czk_gpu_get_tuning(&tuning);
+    if (cfg.gpu_mode != 1) {
+        tuning.spin_wait = cfg.gpu_spin_wait;
+        czk_status tst = czk_gpu_set_tuning(&tuning, err);
+        if (tst != CZK_OK) return tst;
+    }
     czk_engine *e = czk_calloc(1, sizeof *e);
     if (e == NULL) return czk_err_set(err, CZK_ENOMEM, "out of memory");
     const char *pd = cfg.param_dir;
@@ -391,8 +399,12 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in, 
     if (ng > CZK_GPU_MAX) ng = CZK_GPU_MAX;
     e->ngpus = ng;
     e->use_gpu = ng > 0;
-    const char *pk_env = getenv("CZK_GPU_PACK");
-    e->gpu_pack = pk_env != NULL ? strcmp(pk_env, "0") != 0 : cfg.gpu_pack_copies;
+    e->gpu_pack = cfg.gpu_pack_copies;
+    if (e->use_gpu) {
+        char tb[256];
+        czk_gpu_tuning_format(&tuning, tb, sizeof tb);
+        CZK_LOG_INFO("gpu tuning", "%s", tb);
+    }
     czk__pinned_init(&e->pinned, cfg.pinned_limit, e->use_gpu, cfg.pageable_buffers);
 
     czk_status st = e->use_gpu ? gpu_budgets(e, cfg.gpu_memory_limit, err) : CZK_OK;

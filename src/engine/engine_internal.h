@@ -406,7 +406,7 @@ struct czk_engine {
     size_t max_prove_queue; /* synthesized partitions waiting for a prover, at most */
     unsigned synth_started; /* names the synthesis workers */
     bool use_gpu;
-    bool gpu_pack; /* gpus.pack_copies (or CZK_GPU_PACK=1): pack partitions for the GPU */
+    bool gpu_pack; /* gpus.pack_copies: pack partitions for the GPU */
     bool test_params;
 
     pthread_mutex_t mu;

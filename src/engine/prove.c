@@ -121,14 +121,13 @@ static czk_status gpu_prove(czk_engine *e, czk__prover *pv, czk__params *pe, czk
     uint64_t dt = rel.t - t0;
     /* Where the device time went, in the gpu_end event (czk timeline and ops read it). */
     snprintf(p->prove_note, sizeof p->prove_note,
-             "held_s=%.3f call_s=%.3f overlap=%d%s%s packed=%d gpu_s=%.3f h2d_s=%.3f pinned=%d "
+             "held_s=%.3f call_s=%.3f overlap=%d%s packed=%d gpu_s=%.3f h2d_s=%.3f pinned=%d "
              "h2d_bytes=%" PRIu64 " ntt_s=%.3f "
              "msm_h_s=%.3f msm_l_s=%.3f msm_a_s=%.3f msm_b1_s=%.3f msm_b2_s=%.3f "
              "at_queued=%.3f at_h=%.3f at_handoff=%.3f at_msm_h=%.3f at_l=%.3f at_a=%.3f "
              "at_b1=%.3f at_b2=%.3f",
              (double)dt / 1e6, (double)(t1 - t0) / 1e6, stats.overlapped ? 1 : 0,
-             retried ? " retried=1" : "", stats.witness_copied_first ? " witness_first=1" : "",
-             stats.packed_vectors, stats.gpu_s, stats.h2d_s, stats.host_pinned ? 1 : 0,
+             retried ? " retried=1" : "", stats.packed_vectors, stats.gpu_s, stats.h2d_s, stats.host_pinned ? 1 : 0,
              stats.h2d_bytes, stats.ntt_s, stats.msm_h_s, stats.msm_l_s,
              stats.msm_a_s, stats.msm_b1_s, stats.msm_b2_s, stats.t_queued_s, stats.t_h_s,
              stats.t_handoff_s, stats.t_msm_h_s, stats.t_l_s, stats.t_a_s, stats.t_b1_s,

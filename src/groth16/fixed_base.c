@@ -145,21 +145,27 @@ void czk__progress_add(czk__progress *pr, uint64_t n)
 }
 
 /*
- * GPU dispatch. CZK_SETUP_GPU=0 keeps everything on the CPU, CZK_SETUP_GPU=1 sends every
- * call to GPU 0 (tests use it on small circuits); unset, calls of at least GPU_MIN_N points
- * go to GPU 0 when there is one, since below that the CPU finishes before the GPU's setup
- * (streams, pinned staging, the first call's table) has paid off.
+ * GPU dispatch: calls of at least GPU_MIN_N points go to GPU 0 when there is one, since
+ * below that the CPU finishes before the GPU's setup (streams, pinned staging, the first
+ * call's table) has paid off. Tests force every call onto the CPU, or onto GPU 0 for small
+ * circuits (czk__fixed_base_set_where).
  */
 #define GPU_MIN_N ((size_t)1 << 14)
 /* Points per GPU call: one progress step each (a few tenths of a second on an H200). */
 #define GPU_ROUND ((size_t)1 << 22)
 
+static int g_where = CZK__FIXED_BASE_AUTO;
+
+void czk__fixed_base_set_where(czk__fixed_base_where w)
+{
+    __atomic_store_n(&g_where, (int)w, __ATOMIC_RELAXED);
+}
+
 static bool use_gpu(size_t n)
 {
-    const char *e = getenv("CZK_SETUP_GPU");
-    if (e != NULL && strcmp(e, "0") == 0) return false;
-    bool force = e != NULL && strcmp(e, "1") == 0;
-    if (!force && n < GPU_MIN_N) return false;
+    const int where = __atomic_load_n(&g_where, __ATOMIC_RELAXED);
+    if (where == CZK__FIXED_BASE_CPU) return false;
+    if (where != CZK__FIXED_BASE_GPU && n < GPU_MIN_N) return false;
     return czk_gpu_count() > 0;
 }
 

@@ -31,4 +31,13 @@ czk_status czk__g1s_fixed_base(czk_g1_affine *out, const czk_fr *k, size_t n, cz
 czk_status czk__g2s_fixed_base(czk_g2_affine *out, const czk_fr *k, size_t n, czk_pool *pool,
                                czk__progress *pr, czk_err *err);
 
+/** Where the fixed-base calls run: CZK__FIXED_BASE_AUTO (the default) on GPU 0 from
+ *  2^14 points when there is a GPU, else on the CPU; tests and benchmarks force either. */
+typedef enum czk__fixed_base_where {
+    CZK__FIXED_BASE_AUTO = 0,
+    CZK__FIXED_BASE_CPU = 1,
+    CZK__FIXED_BASE_GPU = 2 /* GPU 0 for every call, when there is a GPU */
+} czk__fixed_base_where;
+void czk__fixed_base_set_where(czk__fixed_base_where w);
+
 #endif

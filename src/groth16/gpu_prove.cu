@@ -212,9 +212,9 @@ unsigned ew_blocks(size_t n)
     return b < EW_BLOCKS_MAX ? (unsigned)b : EW_BLOCKS_MAX;
 }
 
-/* Device memory: the per-GPU stream-ordered pool of cuda/msm.cu (czk__gpu_mem_pool), which
- * keeps its memory between calls: a partition prover runs back to back, and mapping 17 GB
- * again for every 2^27 partition would cost time. */
+/* Device memory: the per-GPU stream-ordered pool of cuda/device_pool.cu (czk__gpu_mem_pool),
+ * which keeps its memory between calls: a partition prover runs back to back, and mapping
+ * 17 GB again for every 2^27 partition would cost time. */
 
 /* ------------------------------------------------------------------------------------ */
 /* B_G2 on the CPU, concurrently with the GPU                                            */
@@ -301,7 +301,6 @@ struct streamer {
 struct prove_state {
     int gpu = -1;
     cudaStream_t s = nullptr, cs = nullptr;
-    cudaStream_t ws = nullptr; /* the witness's from_mont when it is copied first */
     cudaMemPool_t pool = nullptr;
     fr_t *da = nullptr, *db = nullptr, *dc = nullptr, *dz = nullptr;
     fr_t *stage[4] = {nullptr, nullptr, nullptr, nullptr}; /* packed a, b, c, aux (device) */
@@ -317,7 +316,6 @@ struct prove_state {
         if (thread_started) pthread_join(thread, nullptr);
         if (s != nullptr) cudaStreamSynchronize(s);
         if (cs != nullptr) cudaStreamSynchronize(cs);
-        if (ws != nullptr) cudaStreamSynchronize(ws);
         cudaStream_t fs = s != nullptr ? s : cs;
         if (fs != nullptr) {
             fr_t *ps[8] = {da, db, dc, dz, stage[0], stage[1], stage[2], stage[3]};
@@ -330,7 +328,6 @@ struct prove_state {
             if (e != nullptr) cudaEventDestroy(e);
         if (s != nullptr) cudaStreamDestroy(s);
         if (cs != nullptr) cudaStreamDestroy(cs);
-        if (ws != nullptr) cudaStreamDestroy(ws);
         (void)cudaGetLastError();
     }
 
@@ -595,8 +592,6 @@ void note_shape(int gpu, size_t m, size_t ni, size_t na)
 bool room_for_next(int gpu, cudaMemPool_t pool)
 {
     if (gpu < 0 || gpu >= CZK_GPU_MAX) return false;
-    const char *env = getenv("CZK_GPU_OVERLAP");
-    if (env != nullptr && strcmp(env, "0") == 0) return false;
     size_t free_b = 0, total_b = 0;
     if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
         (void)cudaGetLastError();
@@ -613,44 +608,6 @@ bool room_for_next(int gpu, cudaMemPool_t pool)
     uint64_t need = g_max_bufs[gpu].load(std::memory_order_relaxed) +
                     2 * (120 * g_max_m[gpu].load(std::memory_order_relaxed)) + (2ull << 30);
     return avail >= need;
-}
-
-/* Proofs in this process now between their first allocation and their return, per GPU. */
-std::atomic<int> g_in_flight[CZK_GPU_MAX];
-
-struct in_flight_scope {
-    int gpu;
-    int before; /* proofs already on this GPU when this one began */
-    explicit in_flight_scope(int g) : gpu(g >= 0 && g < CZK_GPU_MAX ? g : -1), before(0)
-    {
-        if (gpu >= 0) before = g_in_flight[gpu].fetch_add(1, std::memory_order_relaxed);
-    }
-    ~in_flight_scope()
-    {
-        if (gpu >= 0) g_in_flight[gpu].fetch_sub(1, std::memory_order_relaxed);
-    }
-};
-
-/*
- * The order of the copies. a, b, c before the witness (CZK_GPU_COPY_ORDER=abc, the
- * default) brings H, the head of the longest chain, soonest: the GPU idles only during a's
- * copy, then transforms each vector while the next one copies. The witness MSMs (~0.2 s of
- * device time at 2^27 with a PoRep witness) then run beside the H MSM and lengthen it.
- * With the witness first (=witness) they run beside the transforms instead, which are
- * bound by memory and by the copies, while H comes one copy (~76 ms at 2^27) later. =auto
- * copies the witness first only when no other proof shares this GPU (one proof alone,
- * where the MSMs have nothing else to overlap); beside another proof's MSMs the H chain
- * matters more. Which pays is measured in bench/RESULTS.md; until then abc stays.
- */
-enum copy_order { COPY_ABC, COPY_WITNESS, COPY_AUTO };
-
-copy_order copy_order_env()
-{
-    const char *v = getenv("CZK_GPU_COPY_ORDER");
-    if (v == nullptr || strcmp(v, "abc") == 0) return COPY_ABC;
-    if (strcmp(v, "witness") == 0) return COPY_WITNESS;
-    if (strcmp(v, "auto") == 0) return COPY_AUTO;
-    return COPY_ABC;
 }
 
 /*
@@ -715,19 +672,6 @@ czk_status expand_packed(fr_t *dst, fr_t *&stage, const czk_packed_vec *p, bool 
     CZK_CUDA_TRY(err, cudaFreeAsync(stage, s));
     stage = nullptr;
     return CZK_OK;
-}
-
-/*
- * Default B_G2 placement: the GPU. On an H200 with 16 host threads, for a 2^27 PoRep-like
- * partition (32.6 M B-dense variables, 90% of them 0 or 1), B_G2 took 145 ms of GPU time
- * against 11.4 s on the CPU beside the GPU work (median of 5), which made the whole proof
- * 6.6 times slower. CZK_GPU_PROVE_B2=cpu overrides it (for benchmarks).
- */
-czk_gpu_b2_where b2_default()
-{
-    const char *v = getenv("CZK_GPU_PROVE_B2");
-    if (v != nullptr && strcmp(v, "cpu") == 0) return CZK_GPU_B2_CPU;
-    return CZK_GPU_B2_GPU;
 }
 
 /*
@@ -844,20 +788,18 @@ struct msm_priority_scope {
     ~msm_priority_scope() { czk__gpu_set_thread_msm_priority(saved); }
 };
 
-czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
-                 const czk_gpu_srs *srs, const czk_groth16_assignment *asg, const czk_fr *r_in,
-                 const czk_fr *s_in, czk_pool *pool, const czk_gpu_prove_opts *opts,
-                 czk_groth16_timings *tout, czk_gpu_prove_stats *sout, czk_err *err)
-{
-    if (out == nullptr) return czk_err_set(err, CZK_EINVAL, "gpu prove: out is NULL");
-    TRY_STATUS(czk__groth16_check_shapes(pk, asg, err));
-    czk_gpu_prove_opts o = opts != nullptr ? *opts : czk_gpu_prove_opts{};
-    const czk_gpu_plan *plan = o.plan;
+/* The events of one proof (prove_state::ev). */
+enum { EV_C0, EV_A, EV_B, EV_C, EV_Z, EV_S0, EV_H, EV_ZC, EV_CEND, EV_BFREE };
 
-    /* Where each section's bases are: the SRS's resident points, then its host memory (or
-     * the key's own arrays); without an SRS, the key's arrays streamed. */
+/*
+ * Where each section's bases are: the SRS's resident points, then its host memory (or the
+ * key's own arrays); without an SRS, the key's arrays streamed. CZK_EINVAL when the SRS is
+ * of another GPU or shape, or when points to stream are nowhere on the host.
+ */
+czk_status base_sources(int gpu, const czk_groth16_params *pk, const czk_gpu_srs *srs,
+                        base_src src[CZK_G16_SECTIONS], czk_err *err)
+{
     const void *keypts[CZK_G16_SECTIONS] = {pk->h, pk->l, pk->a, pk->b_g1, pk->b_g2};
-    base_src src[CZK_G16_SECTIONS];
     if (srs != nullptr) {
         if (srs->gpu != gpu)
             return czk_err_set(err, CZK_EINVAL, "gpu prove: SRS on GPU %d, proving on GPU %d",
@@ -891,38 +833,37 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
             src[k] = base_src{nullptr, 0, (const uint8_t *)keypts[k]};
         }
     }
-    const bool full = srs_full(srs);
+    return CZK_OK;
+}
+
+/* The options against the key and the assignment; B_G2's place resolved in o->b2. */
+czk_status check_opts(czk_gpu_prove_opts *o, const czk_groth16_params *pk,
+                      const czk_groth16_assignment *asg, czk_err *err)
+{
     for (int k = 0; k < 3; k++)
-        if (o.packed_abc[k] != nullptr && o.packed_abc[k]->n != asg->n_rows)
+        if (o->packed_abc[k] != nullptr && o->packed_abc[k]->n != asg->n_rows)
             return czk_err_set(err, CZK_EINVAL,
                                "gpu prove: packed_abc[%d] holds %zu elements, the assignment "
-                               "%zu rows", k, o.packed_abc[k]->n, asg->n_rows);
-    if (o.packed_aux != nullptr && o.packed_aux->n != pk->n_aux)
+                               "%zu rows", k, o->packed_abc[k]->n, asg->n_rows);
+    if (o->packed_aux != nullptr && o->packed_aux->n != pk->n_aux)
         return czk_err_set(err, CZK_EINVAL,
                            "gpu prove: packed_aux holds %zu elements, the key %zu aux variables",
-                           o.packed_aux->n, (size_t)pk->n_aux);
-    if (o.b2 == CZK_GPU_B2_AUTO) o.b2 = b2_default();
-    if (o.b2 == CZK_GPU_B2_CPU && pk->b_g2_len > 0 && pk->b_g2 == nullptr)
+                           o->packed_aux->n, (size_t)pk->n_aux);
+    /* B_G2 on the GPU unless the caller asks for the CPU: on an H200 with 16 host threads a
+     * 2^27 PoRep-like partition's B_G2 took 145 ms of GPU time against 11.4 s on the CPU
+     * beside the GPU work, which made the whole proof 6.6 times slower. */
+    if (o->b2 == CZK_GPU_B2_AUTO) o->b2 = CZK_GPU_B2_GPU;
+    if (o->b2 == CZK_GPU_B2_CPU && pk->b_g2_len > 0 && pk->b_g2 == nullptr)
         return czk_err_set(err, CZK_EINVAL, "gpu prove: B_G2 on the CPU needs the key's points");
-    /* The plan's orders (include/czk/gpu.h): two vectors through the H step at a time, the
-     * witness after the H MSM, MSM calls of bounded scratch. Packed copies go with the
-     * at-once order only (their staging buffers are what the other orders save). */
-    const bool in_turn = plan != nullptr && plan->abc_in_turn;
-    const bool late = plan != nullptr && plan->witness_late;
-    size_t chunk = plan != nullptr ? plan->msm_chunk : 0;
-    if (chunk == 0 && !full) chunk = o.stream_chunk ? o.stream_chunk : (size_t)1 << 24;
-    /* G2 calls take half a chunk, and every call starts on a density word. */
-    chunk = (chunk + 127) / 128 * 128;
-    const uint64_t scratch_cap = plan != nullptr ? plan->msm_scratch : 0;
-    /* The witness MSMs beside H: as the plan says; without one, with a resident SRS (the
-     * streamed key once shared one pair of copy buffers between the threads). */
-    const bool overlap = !o.no_overlap && !late && (plan != nullptr ? plan->overlap : full);
+    return CZK_OK;
+}
 
-    czk_fr r, s;
-    TRY_STATUS(czk__groth16_blinding(&r, &s, r_in, s_in, err));
-
-    const size_t m = (size_t)1 << pk->log_m;
-    const size_t ni = pk->n_inputs, na = pk->n_aux;
+/* The rows of a, b, c the H step reads, in *rows_out: the assignment's, and for bellperson
+ * its input rows appended. */
+czk_status input_rows(const czk_groth16_params *pk, const czk_groth16_assignment *asg, size_t m,
+                      size_t *rows_out, czk_err *err)
+{
+    const size_t ni = pk->n_inputs;
     size_t rows = asg->n_rows;
     if (pk->conv == CZK_H_BELLPERSON) {
         if (rows + ni > m)
@@ -941,21 +882,22 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
         return czk_err_set(err, CZK_EINVAL, "assignment: %zu rows exceed the domain 2^%u", rows,
                            pk->log_m);
     }
+    *rows_out = rows;
+    return CZK_OK;
+}
 
-    czk_gpu_prove_stats st;
-    memset(&st, 0, sizeof st);
-    czk_groth16_timings tm;
-    memset(&tm, 0, sizeof tm);
-    const double t0 = czk_clock_s();
+/* The stream priorities of a proof's MSMs: the H MSM's and the witness MSMs'. */
+struct msm_priorities {
+    int msm, witness;
+};
 
-    in_flight_scope flight(gpu);
-    prove_state ps;
-    ps.gpu = gpu;
-    TRY_STATUS(select_gpu(gpu, err));
-    note_shape(gpu, m, ni, na);
-    TRY_STATUS(czk__gpu_mem_pool(gpu, &ps.pool, err));
-    /* The transforms lead to the H MSM, the longest chain: their stream gets the highest
-     * priority, so the witness MSMs beside them take the SMs they leave idle. */
+/*
+ * The proof's compute stream (ps.s) and copy stream (ps.cs), its events, and the priorities
+ * of its MSMs' streams. The transforms lead to the H MSM, the longest chain: their stream
+ * gets the highest priority, so the witness MSMs beside them take the SMs they leave idle.
+ */
+czk_status open_streams(prove_state &ps, bool urgent, msm_priorities *pr, czk_err *err)
+{
     int prio_least = 0, prio_greatest = 0;
     CZK_CUDA_TRY(err, cudaDeviceGetStreamPriorityRange(&prio_least, &prio_greatest));
     CZK_CUDA_TRY(err, cudaStreamCreateWithPriority(&ps.s, cudaStreamNonBlocking, prio_greatest));
@@ -967,52 +909,36 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
      * with a PoRep witness) go one level below the transforms and the H MSM at the lowest
      * level: the small MSMs finish early and free their memory, and the long H MSM fills
      * whatever the others leave. On an H200 (bench_gpu_prove --real --pipeline 10) the
-     * pipelined partition took 1.177 s against 1.198 with every MSM at one level
-     * (CZK_GPU_WITNESS_FIRST=0, kept for comparison). The larger gain came with the MSMs'
-     * page-locked readbacks (cuda/msm.cu, pinned_slot), without which the witness MSMs
-     * waited for the H MSM whatever their priority. The cost: a proof's call now ends with
-     * its H MSM, about 2.3 s into it beside the next proof. */
-    const char *wf = getenv("CZK_GPU_WITNESS_FIRST");
-    const bool witness_first = wf == nullptr || strcmp(wf, "0") != 0;
+     * pipelined partition took 1.177 s against 1.198 with every MSM at one level, and a
+     * partition alone 1.236 s against 1.306 with the H MSM at the witness MSMs' level. The
+     * cost: a proof's call ends with its H MSM, about 2.3 s into it beside the next proof. */
     const int witness_level = prio_least - prio_greatest >= 2 ? prio_greatest + 1 : prio_greatest;
-    /* CZK_GPU_H_LEVEL=witness puts the H MSM at the witness MSMs' level (for measuring:
-     * the H MSM at the lowest level ends 2.1-2.8 s into its call beside the next proof,
-     * which with two prove workers a GPU caps czkd at a partition per call/2). */
-    const char *hl = getenv("CZK_GPU_H_LEVEL");
-    const bool h_at_witness = hl != nullptr && strcmp(hl, "witness") == 0;
-    const int msm_prio = o.urgent       ? prio_greatest
-                         : h_at_witness ? witness_level
-                                        : prio_least;
-    const int witness_prio = o.urgent ? prio_greatest
-                             : witness_first ? witness_level
-                                             : prio_least;
-    msm_priority_scope prio_scope(msm_prio);
-    scratch_cap_scope cap_scope(scratch_cap);
+    pr->msm = urgent ? prio_greatest : prio_least;
+    pr->witness = urgent ? prio_greatest : witness_level;
     /* The copy stream also makes the witness canonical (from_mont_kernel), which the
      * witness MSMs wait for: at their level, not behind another proof's H MSM. */
-    CZK_CUDA_TRY(err, cudaStreamCreateWithPriority(&ps.cs, cudaStreamNonBlocking, witness_prio));
-    ps.sm.prio = msm_prio;
+    CZK_CUDA_TRY(err, cudaStreamCreateWithPriority(&ps.cs, cudaStreamNonBlocking, pr->witness));
+    ps.sm.prio = pr->msm;
     for (cudaEvent_t &e : ps.ev) CZK_CUDA_TRY(err, cudaEventCreate(&e));
-    enum { EV_C0, EV_A, EV_B, EV_C, EV_Z, EV_S0, EV_H, EV_ZC, EV_CEND, EV_BFREE };
+    return CZK_OK;
+}
 
-    /* B_G2 on the CPU starts first: it needs nothing from the GPU. */
-    st.b2_on_cpu = o.b2 == CZK_GPU_B2_CPU;
-    if (st.b2_on_cpu) {
-        ps.job = cpu_b2_job{pk, asg, pool, {}, {}, 0, CZK_EINTERNAL};
-        if (pthread_create(&ps.thread, nullptr, cpu_b2_main, &ps.job) != 0)
-            return czk_err_set(err, CZK_ERESOURCE, "gpu prove: cannot start the B_G2 thread");
-        ps.thread_started = true;
-    }
-
+/*
+ * The proof's device buffers from the pool, on the compute stream: a, b and c (in turn, c
+ * lands in b's memory once a·b is formed), the witness unless it comes late, and a staging
+ * buffer for each packed vector (opts.packed_abc, packed_aux), which is expanded on the
+ * device: a, b, c on the compute stream before their transforms, the witness where it
+ * becomes canonical. Packed copies go with the at-once order only (their staging buffers
+ * are what the other orders save). The copies start once the buffers exist.
+ */
+czk_status alloc_buffers(prove_state &ps, const czk_gpu_prove_opts &o, size_t m, size_t ni,
+                         size_t na, bool in_turn, bool late, const czk_packed_vec *pv[4],
+                         czk_gpu_prove_stats *st, czk_err *err)
+{
     TRY_STATUS(ps.alloc(&ps.da, m, err));
     TRY_STATUS(ps.alloc(&ps.db, m, err));
-    /* In turn, c lands in b's memory once a·b is formed. */
     if (!in_turn) TRY_STATUS(ps.alloc(&ps.dc, m, err));
     if (!late) TRY_STATUS(ps.alloc(&ps.dz, ni + na, err));
-    /* Packed vectors (opts.packed_abc, packed_aux) land in staging buffers and are expanded
-     * on the device: a, b, c on the compute stream before their transforms, the witness
-     * where it becomes canonical. */
-    const czk_packed_vec *pv[4] = {nullptr, nullptr, nullptr, nullptr};
     if (!in_turn && !late) {
         pv[0] = o.packed_abc[0];
         pv[1] = o.packed_abc[1];
@@ -1020,32 +946,33 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
         pv[3] = o.packed_aux;
     }
     for (int k = 0; k < 4; k++) {
-        st.packed_vectors += pv[k] != nullptr;
+        st->packed_vectors += pv[k] != nullptr;
         if (pv[k] != nullptr)
             TRY_STATUS(ps.alloc(&ps.stage[k], (packed_layout(pv[k]).bytes + 31) / 32, err));
     }
-    /* The copies start once the buffers exist (they were allocated on the compute stream). */
     CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_S0], ps.s));
     CZK_CUDA_TRY(err, cudaStreamWaitEvent(ps.cs, ps.ev[EV_S0], 0));
+    return CZK_OK;
+}
 
-    /* 1. Copies, one event per vector: a, b, c first (H and its MSM are the longest chain),
-     * then the witness. The copies of a, b, c bound the transforms (the GPU transforms a
-     * vector faster than PCIe delivers the next), so H is ready sooner when they go first:
-     * at 2^27 on an H200, H was ready after 441 ms against 513 ms with the witness first.
-     * CZK_GPU_COPY_ORDER (copy_order_env) may put the witness first. */
-    const copy_order order = copy_order_env();
-    st.witness_copied_first = !in_turn && !late &&
-                              (order == COPY_WITNESS ||
-                               (order == COPY_AUTO && flight.before == 0 && overlap));
-    st.host_pinned = is_pinned(asg->a) && is_pinned(asg->b) && is_pinned(asg->c) &&
-                     is_pinned(asg->aux);
-    const size_t fb = sizeof(czk_fr);
-    const size_t rows0 = asg->n_rows; /* rows before bellperson's input rows */
-    CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_C0], ps.cs));
-    fr_t *dv[3] = {ps.da, ps.db, in_turn ? ps.db : ps.dc};
-    czk_fr *hv[3] = {asg->a, asg->b, asg->c};
-    uint64_t copied = 0;
-    auto copy_witness = [&]() -> czk_status {
+/*
+ * One proof's host-to-device copies on the copy stream, straight from the caller's buffers,
+ * one event after each vector: a, b and c (the rows filled, plain or packed), the witness
+ * (inputs, then aux), and the witness made canonical once it has landed. `copied` counts
+ * the bytes.
+ */
+struct proof_copies {
+    prove_state &ps;
+    const czk_groth16_assignment *asg;
+    const czk_packed_vec *const *pv; /* packed a, b, c and aux, or NULL each */
+    fr_t *dv[3];
+    czk_fr *hv[3];
+    size_t ni, na, rows, rows0; /* rows0: the rows before bellperson's input rows */
+    uint64_t copied;
+
+    czk_status witness(czk_err *err)
+    {
+        const size_t fb = sizeof(czk_fr);
         CZK_CUDA_TRY(err, cudaMemcpyAsync(ps.dz, asg->inputs, ni * fb, cudaMemcpyHostToDevice, ps.cs));
         copied += ni * fb;
         if (pv[3] != nullptr) {
@@ -1056,8 +983,10 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
         }
         CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_Z], ps.cs));
         return CZK_OK;
-    };
-    auto copy_vector = [&](int k) -> czk_status {
+    }
+    czk_status vector(int k, czk_err *err)
+    {
+        const size_t fb = sizeof(czk_fr);
         if (pv[k] != nullptr) {
             TRY_STATUS(copy_packed(ps.stage[k], pv[k], ps.cs, &copied, err));
             /* bellperson's input rows, past the packed ones, as the plain copy has them */
@@ -1072,46 +1001,10 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
         }
         CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_A + k], ps.cs));
         return CZK_OK;
-    };
-    /* a and b in the order of their copies' sizes, c last: c needs one transform after its
-     * copy, a and b two each. With packed copies b is usually tiny (a Filecoin partition's
-     * b is 99 % 0 or 1), so the transforms start after b's copy instead of a's. */
-    int vorder[3] = {0, 1, 2};
-    {
-        uint64_t vb[2];
-        for (int k = 0; k < 2; k++)
-            vb[k] = pv[k] != nullptr ? packed_layout(pv[k]).bytes : (uint64_t)rows0 * fb;
-        if (vb[1] < vb[0]) {
-            vorder[0] = 1;
-            vorder[1] = 0;
-        }
-    }
-    if (st.witness_copied_first) {
-        /* The witness's conversion on a stream of its own at the copy stream's level, so
-         * that a's copy follows the witness's at once. */
-        CZK_CUDA_TRY(err, cudaStreamCreateWithPriority(&ps.ws, cudaStreamNonBlocking, witness_prio));
-        TRY_STATUS(copy_witness());
-    }
-    /* In turn, c's copy waits for a·b (queued with the transforms below). */
-    for (int k : vorder) {
-        if (in_turn && k == 2) break;
-        TRY_STATUS(copy_vector(k));
-    }
-    if (!st.witness_copied_first && !late) TRY_STATUS(copy_witness());
-
-    /* Rows past `rows` are zero. The witness becomes canonical scalars right after its
-     * copy (on the copy stream when it is copied last), so that the witness MSMs do not
-     * wait for the transforms. */
-    if (rows < m)
-        for (int k = 0; k < (in_turn ? 2 : 3); k++)
-            CZK_CUDA_TRY(err, cudaMemsetAsync(dv[k] + rows, 0, (m - rows) * fb, ps.s));
-    cudaStream_t zs_stream = ps.cs;
-    if (st.witness_copied_first) {
-        zs_stream = ps.ws;
-        CZK_CUDA_TRY(err, cudaStreamWaitEvent(ps.ws, ps.ev[EV_Z], 0));
     }
     /* The witness in canonical limbs (aux packed: expanded to them), once it has landed. */
-    auto witness_canonical = [&](cudaStream_t zst) -> czk_status {
+    czk_status witness_canonical(cudaStream_t zst, czk_err *err)
+    {
         if (pv[3] != nullptr) {
             TRY_STATUS(expand_packed(ps.dz + ni, ps.stage[3], pv[3], true, zst, err));
             from_mont_kernel<<<ew_blocks(ni), EW_THREADS, 0, zst>>>(ps.dz, ni);
@@ -1121,13 +1014,233 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
         CZK_CUDA_TRY_LAUNCH(err);
         CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_ZC], zst));
         return CZK_OK;
-    };
-    if (!late) TRY_STATUS(witness_canonical(zs_stream));
+    }
+};
+
+/* a and b in the order of their copies' sizes, c last: c needs one transform after its
+ * copy, a and b two each. With packed copies b is usually tiny (a Filecoin partition's b
+ * is 99 % 0 or 1), so the transforms start after b's copy instead of a's. */
+void vector_order(const czk_packed_vec *const pv[4], size_t rows0, int vorder[3])
+{
+    const size_t fb = sizeof(czk_fr);
+    vorder[0] = 0;
+    vorder[1] = 1;
+    vorder[2] = 2;
+    uint64_t vb[2];
+    for (int k = 0; k < 2; k++)
+        vb[k] = pv[k] != nullptr ? packed_layout(pv[k]).bytes : (uint64_t)rows0 * fb;
+    if (vb[1] < vb[0]) {
+        vorder[0] = 1;
+        vorder[1] = 0;
+    }
+}
+
+/*
+ * 1. Copies, one event per vector: a, b, c first (H and its MSM are the longest chain),
+ * then the witness. The copies of a, b, c bound the transforms (the GPU transforms a
+ * vector faster than PCIe delivers the next), so H is ready sooner when they go first:
+ * at 2^27 on an H200, H was ready after 441 ms against 513 ms with the witness first. In
+ * turn, c's copy waits for a·b (queued with the transforms, h_step). Rows past `rows` are
+ * zero. The witness becomes canonical scalars right after its copy, on the copy stream, so
+ * that the witness MSMs do not wait for the transforms.
+ */
+czk_status start_copies(proof_copies &cp, const int vorder[3], bool in_turn, bool late, size_t m,
+                        czk_err *err)
+{
+    prove_state &ps = cp.ps;
+    const size_t fb = sizeof(czk_fr);
+    const size_t rows = cp.rows;
+    for (int i = 0; i < 3; i++) {
+        const int k = vorder[i];
+        if (in_turn && k == 2) break;
+        TRY_STATUS(cp.vector(k, err));
+    }
+    if (!late) TRY_STATUS(cp.witness(err));
+    if (rows < m)
+        for (int k = 0; k < (in_turn ? 2 : 3); k++)
+            CZK_CUDA_TRY(err, cudaMemsetAsync(cp.dv[k] + rows, 0, (m - rows) * fb, ps.s));
+    if (!late) TRY_STATUS(cp.witness_canonical(ps.cs, err));
+    return CZK_OK;
+}
+
+/*
+ * 2. H on the compute stream, each vector once its copy is done (cuda/ntt.cu's H step: six
+ * transforms, the result in canonical limbs, in a). In turn: a and b, then a·b into a, then
+ * c's copy into b's memory and its transform, then the rest of the step. Then b and c go
+ * back to the pool (stream-ordered after the transforms), not at the end of the proof: at
+ * 2^27 that is 8.6 GB more for the next proof, which otherwise (SRS 47 GB, whole NTT tables
+ * 8 GiB, two proofs' buffers and H MSM scratch on a 141 GB H200) waited in its allocations
+ * for this proof's H MSM to end, and handed the GPU on only every other time.
+ */
+czk_status h_step(proof_copies &cp, int gpu, const czk_groth16_params *pk, const int vorder[3],
+                  bool in_turn, size_t m, czk_err *err)
+{
+    prove_state &ps = cp.ps;
+    const size_t fb = sizeof(czk_fr);
+    const size_t rows = cp.rows;
+    fr_t *const *dv = cp.dv;
+    const czk_packed_vec *const *pv = cp.pv;
+    TRY_STATUS(czk__gpu_h_begin(gpu, pk->log_m, pk->conv, &ps.h, err));
+    for (int i = 0; i < 3; i++) {
+        const int k = vorder[i];
+        if (in_turn && k == 2) break;
+        CZK_CUDA_TRY(err, cudaStreamWaitEvent(ps.s, ps.ev[EV_A + k], 0));
+        if (pv[k] != nullptr)
+            TRY_STATUS(expand_packed(dv[k], ps.stage[k], pv[k], false, ps.s, err));
+        TRY_STATUS(czk__gpu_h_vector(ps.h, (czk_fr *)dv[k], k, ps.s, err));
+    }
+    if (in_turn) {
+        TRY_STATUS(czk__gpu_h_combine(ps.h, (czk_fr *)ps.da, (const czk_fr *)ps.db, ps.s, err));
+        if (rows < m) CZK_CUDA_TRY(err, cudaMemsetAsync(ps.db + rows, 0, (m - rows) * fb, ps.s));
+        CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_BFREE], ps.s));
+        CZK_CUDA_TRY(err, cudaStreamWaitEvent(ps.cs, ps.ev[EV_BFREE], 0));
+        TRY_STATUS(cp.vector(2, err));
+        CZK_CUDA_TRY(err, cudaStreamWaitEvent(ps.s, ps.ev[EV_C], 0));
+        TRY_STATUS(czk__gpu_h_vector(ps.h, (czk_fr *)ps.db, 2, ps.s, err));
+        TRY_STATUS(czk__gpu_h_finish_c(ps.h, (czk_fr *)ps.da, (const czk_fr *)ps.db, ps.s, err));
+    } else {
+        TRY_STATUS(czk__gpu_h_finish(ps.h, (czk_fr *)ps.da, (czk_fr *)ps.db,
+                                     (const czk_fr *)ps.dc, ps.s, err));
+    }
+    /* The last copy's end, whichever it is (in turn, c's). */
+    CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_CEND], ps.cs));
+    CZK_CUDA_TRY(err, cudaFreeAsync(ps.db, ps.s));
+    ps.db = nullptr;
+    if (ps.dc != nullptr) {
+        CZK_CUDA_TRY(err, cudaFreeAsync(ps.dc, ps.s));
+        ps.dc = nullptr;
+    }
+    CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_H], ps.s));
+    return CZK_OK;
+}
+
+/* The wait for H, and the copies' and the H step's device times into st; *t1 the wall
+ * clock when H was ready. */
+czk_status wait_h(prove_state &ps, double t0, czk_gpu_prove_stats *st, czk_groth16_timings *tm,
+                  double *t1_out, czk_err *err)
+{
+    st->t_queued_s = czk_clock_s() - t0;
+    CZK_CUDA_TRY(err, cudaEventSynchronize(ps.ev[EV_H]));
+    double t1 = czk_clock_s();
+    st->t_h_s = t1 - t0;
+    tm->ntt = t1 - t0;
+    float ms = 0;
+    CZK_CUDA_TRY(err, cudaEventSynchronize(ps.ev[EV_CEND]));
+    CZK_CUDA_TRY(err, cudaEventElapsedTime(&ms, ps.ev[EV_C0], ps.ev[EV_CEND]));
+    st->h2d_s = ms * 1e-3;
+    CZK_CUDA_TRY(err, cudaEventElapsedTime(&ms, ps.ev[EV_S0], ps.ev[EV_H]));
+    st->ntt_s = ms * 1e-3;
+    *t1_out = t1;
+    return CZK_OK;
+}
+
+/* Whether the caller may start the next proof beside this one's MSMs, once only MSMs
+ * against the resident SRS are left (streamed bases would share the copy engine with its
+ * copies): under a plan, only when its budget holds a second proof's buffers and H MSM
+ * beside its peak, and only when the device has that room now (room_for_next). */
+bool may_hand_on(const czk_gpu_plan *plan, int gpu, size_t m, bool full, cudaMemPool_t pool)
+{
+    const bool plan_room =
+        plan == nullptr ||
+        plan->budget >= plan->peak_bytes + g_max_bufs[gpu < CZK_GPU_MAX ? gpu : 0].load() +
+                            czk_gpu_msm_scratch_bound(1, m);
+    return full && plan_room && room_for_next(gpu, pool);
+}
+
+/* B_G2 from the CPU thread into res, after the GPU work; tm->msm_b_g2 is the wait for it. */
+czk_status join_cpu_b2(prove_state &ps, czk__groth16_msms *res, czk_gpu_prove_stats *st,
+                       czk_groth16_timings *tm, czk_err *err)
+{
+    double tb = czk_clock_s();
+    pthread_join(ps.thread, nullptr);
+    ps.thread_started = false;
+    if (ps.job.st != CZK_OK)
+        return czk_err_set(err, ps.job.st, "gpu prove: B_G2 on the CPU failed");
+    res->b2_in = ps.job.in;
+    res->b2_aux = ps.job.aux;
+    st->msm_b2_s = ps.job.seconds;
+    tm->msm_b_g2 = czk_clock_s() - tb; /* the wait for it, beyond the GPU work */
+    return CZK_OK;
+}
+
+/* One proof (czk_gpu_prove_ex): the stages above, the MSMs (3.) and the assembly (4.). */
+czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
+                 const czk_gpu_srs *srs, const czk_groth16_assignment *asg, const czk_fr *r_in,
+                 const czk_fr *s_in, czk_pool *pool, const czk_gpu_prove_opts *opts,
+                 czk_groth16_timings *tout, czk_gpu_prove_stats *sout, czk_err *err)
+{
+    if (out == nullptr) return czk_err_set(err, CZK_EINVAL, "gpu prove: out is NULL");
+    TRY_STATUS(czk__groth16_check_shapes(pk, asg, err));
+    czk_gpu_prove_opts o = opts != nullptr ? *opts : czk_gpu_prove_opts{};
+    const czk_gpu_plan *plan = o.plan;
+
+    base_src src[CZK_G16_SECTIONS];
+    TRY_STATUS(base_sources(gpu, pk, srs, src, err));
+    const bool full = srs_full(srs);
+    TRY_STATUS(check_opts(&o, pk, asg, err));
+    /* The plan's orders (include/czk/gpu.h): two vectors through the H step at a time, the
+     * witness after the H MSM, MSM calls of bounded scratch. */
+    const bool in_turn = plan != nullptr && plan->abc_in_turn;
+    const bool late = plan != nullptr && plan->witness_late;
+    size_t chunk = plan != nullptr ? plan->msm_chunk : 0;
+    if (chunk == 0 && !full) chunk = o.stream_chunk ? o.stream_chunk : (size_t)1 << 24;
+    /* G2 calls take half a chunk, and every call starts on a density word. */
+    chunk = (chunk + 127) / 128 * 128;
+    const uint64_t scratch_cap = plan != nullptr ? plan->msm_scratch : 0;
+    /* The witness MSMs beside H: as the plan says; without one, with a resident SRS (the
+     * streamed key once shared one pair of copy buffers between the threads). */
+    const bool overlap = !o.no_overlap && !late && (plan != nullptr ? plan->overlap : full);
+
+    czk_fr r, s;
+    TRY_STATUS(czk__groth16_blinding(&r, &s, r_in, s_in, err));
+
+    const size_t m = (size_t)1 << pk->log_m;
+    const size_t ni = pk->n_inputs, na = pk->n_aux;
+    size_t rows = 0;
+    TRY_STATUS(input_rows(pk, asg, m, &rows, err));
+
+    czk_gpu_prove_stats st;
+    memset(&st, 0, sizeof st);
+    czk_groth16_timings tm;
+    memset(&tm, 0, sizeof tm);
+    const double t0 = czk_clock_s();
+
+    prove_state ps;
+    ps.gpu = gpu;
+    TRY_STATUS(select_gpu(gpu, err));
+    note_shape(gpu, m, ni, na);
+    TRY_STATUS(czk__gpu_mem_pool(gpu, &ps.pool, err));
+    msm_priorities prio;
+    TRY_STATUS(open_streams(ps, o.urgent, &prio, err));
+    msm_priority_scope prio_scope(prio.msm);
+    scratch_cap_scope cap_scope(scratch_cap);
+
+    /* B_G2 on the CPU starts first: it needs nothing from the GPU. */
+    st.b2_on_cpu = o.b2 == CZK_GPU_B2_CPU;
+    if (st.b2_on_cpu) {
+        ps.job = cpu_b2_job{pk, asg, pool, {}, {}, 0, CZK_EINTERNAL};
+        if (pthread_create(&ps.thread, nullptr, cpu_b2_main, &ps.job) != 0)
+            return czk_err_set(err, CZK_ERESOURCE, "gpu prove: cannot start the B_G2 thread");
+        ps.thread_started = true;
+    }
+
+    const czk_packed_vec *pv[4] = {nullptr, nullptr, nullptr, nullptr};
+    TRY_STATUS(alloc_buffers(ps, o, m, ni, na, in_turn, late, pv, &st, err));
+
+    st.host_pinned = is_pinned(asg->a) && is_pinned(asg->b) && is_pinned(asg->c) &&
+                     is_pinned(asg->aux);
+    CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_C0], ps.cs));
+    /* a, b and c into the device buffers (in turn, c into b's), then the witness. */
+    proof_copies cp{ps, asg, pv, {ps.da, ps.db, in_turn ? ps.db : ps.dc},
+                    {asg->a, asg->b, asg->c}, ni, na, rows, asg->n_rows, 0};
+    int vorder[3];
+    vector_order(pv, cp.rows0, vorder);
+    TRY_STATUS(start_copies(cp, vorder, in_turn, late, m, err));
 
     czk__groth16_msms res;
     /* The witness MSMs' thread has copy buffers of its own; after H they use this one's. */
     streamer wsm;
-    wsm.prio = witness_prio;
+    wsm.prio = prio.witness;
     witness_job wj;
     memset((void *)&wj, 0, sizeof wj);
     wj.gpu = gpu;
@@ -1143,7 +1256,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     wj.st = &st;
     wj.sm = overlap ? &wsm : &ps.sm;
     wj.t_start = t0;
-    wj.msm_priority = witness_prio;
+    wj.msm_priority = prio.witness;
     pthread_t wthread;
     bool wstarted = false;
     if (overlap) {
@@ -1161,65 +1274,12 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
         }
     } wjoin{&wthread, &wstarted};
 
-    /* 2. H on the compute stream, each vector once its copy is done (cuda/ntt.cu's H step:
-     * six transforms, the result in canonical limbs). In turn: a and b, then a·b into a,
-     * then c's copy into b's memory and its transform, then the rest of the step. */
-    TRY_STATUS(czk__gpu_h_begin(gpu, pk->log_m, pk->conv, &ps.h, err));
-    for (int k : vorder) {
-        if (in_turn && k == 2) break;
-        CZK_CUDA_TRY(err, cudaStreamWaitEvent(ps.s, ps.ev[EV_A + k], 0));
-        if (pv[k] != nullptr)
-            TRY_STATUS(expand_packed(dv[k], ps.stage[k], pv[k], false, ps.s, err));
-        TRY_STATUS(czk__gpu_h_vector(ps.h, (czk_fr *)dv[k], k, ps.s, err));
-    }
-    if (in_turn) {
-        TRY_STATUS(czk__gpu_h_combine(ps.h, (czk_fr *)ps.da, (const czk_fr *)ps.db, ps.s, err));
-        if (rows < m) CZK_CUDA_TRY(err, cudaMemsetAsync(ps.db + rows, 0, (m - rows) * fb, ps.s));
-        CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_BFREE], ps.s));
-        CZK_CUDA_TRY(err, cudaStreamWaitEvent(ps.cs, ps.ev[EV_BFREE], 0));
-        TRY_STATUS(copy_vector(2));
-        CZK_CUDA_TRY(err, cudaStreamWaitEvent(ps.s, ps.ev[EV_C], 0));
-        TRY_STATUS(czk__gpu_h_vector(ps.h, (czk_fr *)ps.db, 2, ps.s, err));
-        TRY_STATUS(czk__gpu_h_finish_c(ps.h, (czk_fr *)ps.da, (const czk_fr *)ps.db, ps.s, err));
-    } else {
-        TRY_STATUS(czk__gpu_h_finish(ps.h, (czk_fr *)ps.da, (czk_fr *)ps.db,
-                                     (const czk_fr *)ps.dc, ps.s, err));
-    }
-    /* The last copy's end, whichever it is (in turn, c's). */
-    CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_CEND], ps.cs));
+    TRY_STATUS(h_step(cp, gpu, pk, vorder, in_turn, m, err));
     /* bellperson: the top coefficient is zero for a satisfied assignment */
     const size_t h_len = pk->conv == CZK_H_BELLPERSON ? m - 1 : m;
-    /* H is in da: b and c go back to the pool now (stream-ordered after the transforms),
-     * not at the end of the proof. At 2^27 that is 8.6 GB more for the next proof, which
-     * otherwise (SRS 47 GB, whole NTT tables 8 GiB, two proofs' buffers and H MSM scratch on
-     * a 141 GB H200) waited in its allocations for this proof's H MSM to end, and handed
-     * the GPU on only every other time. */
-    CZK_CUDA_TRY(err, cudaFreeAsync(ps.db, ps.s));
-    ps.db = nullptr;
-    if (ps.dc != nullptr) {
-        CZK_CUDA_TRY(err, cudaFreeAsync(ps.dc, ps.s));
-        ps.dc = nullptr;
-    }
-    CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_H], ps.s));
-    st.t_queued_s = czk_clock_s() - t0;
-    CZK_CUDA_TRY(err, cudaEventSynchronize(ps.ev[EV_H]));
-    double t1 = czk_clock_s();
-    st.t_h_s = t1 - t0;
-    tm.ntt = t1 - t0;
-    float ms = 0;
-    CZK_CUDA_TRY(err, cudaEventSynchronize(ps.ev[EV_CEND]));
-    CZK_CUDA_TRY(err, cudaEventElapsedTime(&ms, ps.ev[EV_C0], ps.ev[EV_CEND]));
-    st.h2d_s = ms * 1e-3;
-    CZK_CUDA_TRY(err, cudaEventElapsedTime(&ms, ps.ev[EV_S0], ps.ev[EV_H]));
-    st.ntt_s = ms * 1e-3;
-    /* Only MSMs against the resident SRS are left: the caller may start the next proof
-     * beside them (streamed bases would share the copy engine with its copies). Under a
-     * plan, only when its budget holds a second proof's buffers and H MSM beside its peak. */
-    const bool plan_room =
-        plan == nullptr ||
-        plan->budget >= plan->peak_bytes + g_max_bufs[gpu < CZK_GPU_MAX ? gpu : 0].load() +
-                            czk_gpu_msm_scratch_bound(1, m);
-    if (o.on_compute != nullptr && full && plan_room && room_for_next(gpu, ps.pool)) {
+    double t1 = 0;
+    TRY_STATUS(wait_h(ps, t0, &st, &tm, &t1, err));
+    if (o.on_compute != nullptr && may_hand_on(plan, gpu, m, full, ps.pool)) {
         st.overlapped = true;
         st.t_handoff_s = czk_clock_s() - t0;
         o.on_compute(o.on_compute_arg);
@@ -1247,18 +1307,18 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
             TRY_STATUS(ps.alloc(&ps.dz, ni + na, err));
             CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_S0], ps.s));
             CZK_CUDA_TRY(err, cudaStreamWaitEvent(ps.cs, ps.ev[EV_S0], 0));
-            TRY_STATUS(copy_witness());
-            TRY_STATUS(witness_canonical(ps.cs));
+            TRY_STATUS(cp.witness(err));
+            TRY_STATUS(cp.witness_canonical(ps.cs, err));
             wj.zs = (const czk_scalar *)ps.dz;
         }
-        msm_priority_scope wscope(witness_prio);
+        msm_priority_scope wscope(prio.witness);
         wj.rc = witness_msms(&wj);
     }
     if (wj.rc != CZK_OK) {
         if (err != nullptr) *err = wj.err;
         return wj.rc;
     }
-    st.h2d_bytes = copied;
+    st.h2d_bytes = cp.copied;
     st.srs_h2d_bytes += wj.streamed;
     st.msm_calls += wj.calls;
     st.msm_cuts += wj.cuts;
@@ -1266,17 +1326,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     tm.msm_a = wj.a_s;
     tm.msm_b_g1 = wj.b1_s;
     tm.msm_b_g2 = wj.b2_s;
-    if (st.b2_on_cpu) {
-        double tb = czk_clock_s();
-        pthread_join(ps.thread, nullptr);
-        ps.thread_started = false;
-        if (ps.job.st != CZK_OK)
-            return czk_err_set(err, ps.job.st, "gpu prove: B_G2 on the CPU failed");
-        res.b2_in = ps.job.in;
-        res.b2_aux = ps.job.aux;
-        st.msm_b2_s = ps.job.seconds;
-        tm.msm_b_g2 = czk_clock_s() - tb; /* the wait for it, beyond the GPU work */
-    }
+    if (st.b2_on_cpu) TRY_STATUS(join_cpu_b2(ps, &res, &st, &tm, err));
     double t6 = czk_clock_s();
     st.gpu_s = t6 - t0;
 

@@ -111,6 +111,9 @@ static const opt opts[] = {
     {"gpus", "pack_copies", T_BOOL, O(gpu_pack_copies), "false", 0, 0,
      "pack partitions after synthesis (bitmaps of their 0s and 1s, the other values): the GPU "
      "copies a fraction of the bytes; costs pinned memory (up to a sixth of a partition)"},
+    {"gpus", "spin_wait", T_BOOL, O(gpu_spin_wait), "false", 0, 0,
+     "threads waiting for a GPU spin (CUDA's default) instead of blocking; blocking leaves "
+     "their cores to synthesis"},
     {"synthesis", "threads", T_U64, O(synthesis_threads), "0", 0, 4096,
      "threads of the math pool; 0 = all CPUs"},
     {"synthesis", "workers", T_U64, O(synthesis_workers), "0", 0, 1024,
@@ -437,6 +440,7 @@ czk_status czk__config_to_engine(const czk_daemon_config *c, czk_engine_config *
     ec->synthesis_nice = (unsigned)c->synthesis_nice;
     ec->gpu_workers_per_device = (unsigned)c->gpu_workers_per_device;
     ec->gpu_pack_copies = c->gpu_pack_copies;
+    ec->gpu_spin_wait = c->gpu_spin_wait;
     ec->gpu_memory_limit = c->gpu_memory_limit;
     /* Zero means "default" in the engine's config, so a 0 s value becomes 1 ms. */
     ec->retention_s = c->retention_ms / 1000 ? c->retention_ms / 1000 : 1;

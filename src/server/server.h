@@ -60,6 +60,7 @@ typedef struct czk_daemon_config {
     uint64_t gpu_workers_per_device;
     uint64_t gpu_memory_limit;
     bool gpu_pack_copies;
+    bool gpu_spin_wait;
     /* [synthesis] */
     uint64_t synthesis_threads;
     uint64_t synthesis_workers;

@@ -7,9 +7,9 @@
  *    bytes of every point (infinity's encoding included) against the CPU fixed-base path.
  *  - Sizes: G1 at 1000, 2^20 and 2^21 + 12345 (three chunks, so both streams and the reuse
  *    of a stream's buffers run), G2 at 333 and 2^16, with special scalars sprinkled in:
- *    byte-equal to the CPU fixed-base path (CZK_SETUP_GPU=0), and a random sample of points
+ *    byte-equal to the CPU fixed-base path (CZK__FIXED_BASE_CPU), and a random sample of points
  *    against the double-and-add.
- *  - czk_groth16_setup with CZK_SETUP_GPU=1 (every fixed-base call on the GPU, checked in
+ *  - czk_groth16_setup with CZK__FIXED_BASE_GPU (every fixed-base call on the GPU, checked in
  *    the log) of a small random R1CS: the parameters give proofs that verify, and a proof
  *    for wrong public inputs does not.
  *  - czk_gpu_fixed_base_release between calls; no such GPU: CZK_ENOGPU.
@@ -64,22 +64,22 @@ static void fill_scalars(czk_fr *k, size_t n)
 /* The CPU fixed-base path, kept off the GPU. */
 static void cpu_g1(czk_g1_affine *out, const czk_fr *k, size_t n)
 {
-    setenv("CZK_SETUP_GPU", "0", 1);
+    czk__fixed_base_set_where(CZK__FIXED_BASE_CPU);
     czk__progress pr = {0};
     czk_err err;
     CHECK_STATUS(czk__g1s_fixed_base(out, k, n, pool, &pr, &err), CZK_OK);
     CHECK(pr.done == n);
-    unsetenv("CZK_SETUP_GPU");
+    czk__fixed_base_set_where(CZK__FIXED_BASE_AUTO);
 }
 
 static void cpu_g2(czk_g2_affine *out, const czk_fr *k, size_t n)
 {
-    setenv("CZK_SETUP_GPU", "0", 1);
+    czk__fixed_base_set_where(CZK__FIXED_BASE_CPU);
     czk__progress pr = {0};
     czk_err err;
     CHECK_STATUS(czk__g2s_fixed_base(out, k, n, pool, &pr, &err), CZK_OK);
     CHECK(pr.done == 2 * n);
-    unsetenv("CZK_SETUP_GPU");
+    czk__fixed_base_set_where(CZK__FIXED_BASE_AUTO);
 }
 
 /* k·G by the CPU library's double-and-add: a reference independent of any window table. */
@@ -260,11 +260,11 @@ static void test_setup_round_trip(void)
     int old_level = czk_log_min_level;
     czk_log_set_level(CZK_LOG_DEBUG);
     czk_log_set_stream(log);
-    setenv("CZK_SETUP_GPU", "1", 1);
+    czk__fixed_base_set_where(CZK__FIXED_BASE_GPU);
     czk_groth16_params pk;
     czk_err err;
     czk_status st = czk_groth16_setup(&pk, &r, pool, NULL, NULL, &err);
-    unsetenv("CZK_SETUP_GPU");
+    czk__fixed_base_set_where(CZK__FIXED_BASE_AUTO);
     czk_log_set_stream(stderr);
     czk_log_set_level((czk_log_level)old_level);
     CHECK_STATUS(st, CZK_OK);

@@ -608,17 +608,29 @@ static void test_g2_msm(void)
     free(s);
 }
 
+/* Set GPU tuning knob `name` (czk_gpu_tuning) to `value` (NULL: its default) for the MSMs
+ * from now on. */
+static void set_knob(const char *name, const char *value)
+{
+    czk_gpu_tuning t;
+    czk_err err;
+    czk_gpu_get_tuning(&t);
+    CHECK_STATUS(czk_gpu_tuning_parse(&t, name, value, &err), CZK_OK);
+    CHECK_STATUS(czk_gpu_set_tuning(&t, &err), CZK_OK);
+}
+
 /*
- * One G1 MSM of bases b (uploaded for it) with CZK_GPU_MSM_ONES_NOROOM set to `noroom`
- * (NULL: unset): the sum must equal the CPU's, and the stats must say whether the ones'
- * tree summed the ones (all of them) or the XYZZ path did (none by the tree).
+ * One G1 MSM of bases b (uploaded for it) with the ones' tree's `noroom`-th allocation
+ * failing (czk__gpu_msm_fail_ones_alloc; 0: none): the sum must equal the CPU's, and the
+ * stats must say whether the ones' tree summed the ones (all of them) or the XYZZ path did
+ * (none by the tree).
  */
-static void ones_path_check(const char *what, const czk_g1_affine *b, const czk_scalar *s,
-                            size_t n, const char *noroom, bool want_tree)
+static void ones_path_check(const char *what, const czk_g1_affine *b, const czk_scalar *s, size_t n,
+                            unsigned noroom, bool want_tree)
 {
     czk_g1_jac want, got;
     czk_g1s_msm(&want, b, s, n, NULL, NULL, pool);
-    if (noroom != NULL) setenv("CZK_GPU_MSM_ONES_NOROOM", noroom, 1);
+    czk__gpu_msm_fail_ones_alloc(noroom);
     czk_err err;
     czk_err_clear(&err);
     czk_gpu_bases *db = NULL;
@@ -630,7 +642,7 @@ static void ones_path_check(const char *what, const czk_g1_affine *b, const czk_
     if (st == CZK_OK) st = czk_gpu_g1s_msm_resident(&got, db, ds, n, NULL, &stats, &err);
     czk_gpu_scalars_destroy(ds);
     czk_gpu_bases_destroy(db);
-    unsetenv("CZK_GPU_MSM_ONES_NOROOM");
+    czk__gpu_msm_fail_ones_alloc(0);
     CHECK_MSG(st == CZK_OK, "%s n=%zu: %s %s", what, n, czk_status_name(st), err.msg);
     if (st != CZK_OK) return;
     CHECK_MSG(czk_g1_jac_eq(&got, &want), "%s: G1 MSM n=%zu differs from the CPU", what, n);
@@ -641,13 +653,13 @@ static void ones_path_check(const char *what, const czk_g1_affine *b, const czk_
 
 /*
  * The ones' batch-affine tree (cuda/ones_affine.cuh). With the defaults it runs only past
- * 2^22 ones; CZK_GPU_MSM_ONES_STOP=64 makes these sizes take many levels (20000 ones: 9), and
- * CZK_GPU_MSM_ONES_SEG=4096 several trees, one after the other. Bases edited for infinity,
+ * 2^22 ones; msm_ones_stop = 64 makes these sizes take many levels (20000 ones: 9), and
+ * msm_ones_seg = 4096 several trees, one after the other. Bases edited for infinity,
  * repeats and opposites meet every special pair (P + P, P + (−P), infinity) at level 0;
  * repeats also make later levels see equal points. Also 2^18 ones with a stop of 2^16 (two
  * levels of full-size launches) and with the defaults (the XYZZ path below the stop), the
- * XYZZ path alone (CZK_GPU_MSM_ONES=xyzz) on the same inputs, and the fallback to it when
- * the tree's scratch does not fit (simulated: CZK_GPU_MSM_ONES_NOROOM=k), which the
+ * XYZZ path alone (a stop above every count) on the same inputs, and the fallback to it when
+ * the tree's scratch does not fit (simulated: czk__gpu_msm_fail_ones_alloc), which the
  * stats must show (n_one_tree).
  */
 static void test_ones_tree(void)
@@ -659,33 +671,33 @@ static void test_ones_tree(void)
     czk_scalar *s = xmalloc(n * sizeof *s);
     const char *seg[] = {NULL, "4096"};
     for (int k = 0; k < 2; k++) {
-        setenv("CZK_GPU_MSM_ONES_STOP", "64", 1);
-        if (seg[k] != NULL) setenv("CZK_GPU_MSM_ONES_SEG", seg[k], 1);
+        set_knob("msm_ones_stop", "64");
+        if (seg[k] != NULL) set_knob("msm_ones_seg", seg[k]);
         fill_scalars(s, n, ONES);
         g1_msm_check(k ? "ones tree, segments" : "ones tree", b, s, n, NULL, false);
         fill_scalars(s, n, BITS90);
         g1_msm_check(k ? "ones tree 90% 0/1, segments" : "ones tree 90% 0/1", b, s, n, NULL,
                      false);
-        unsetenv("CZK_GPU_MSM_ONES_SEG");
+        set_knob("msm_ones_seg", NULL);
     }
-    setenv("CZK_GPU_MSM_ONES", "xyzz", 1);
+    set_knob("msm_ones_stop", "1073741824");
     g1_msm_check("ones by XYZZ alone", b, s, n, NULL, false);
-    unsetenv("CZK_GPU_MSM_ONES");
+    set_knob("msm_ones_stop", NULL);
     /* No room for the tree's scratch (simulated): the XYZZ path sums them instead. The
      * stats say which path ran: all ones by the tree, then none when its first, its fourth
      * (three given back) or, with several segments, its fifth allocation fails. */
     fill_scalars(s, n, ONES);
-    setenv("CZK_GPU_MSM_ONES_STOP", "64", 1);
-    ones_path_check("ones, room for the tree", b, s, n, NULL, true);
-    ones_path_check("ones, no room for the tree", b, s, n, "1", false);
-    ones_path_check("ones, no room for the tree's fourth buffer", b, s, n, "4", false);
+    set_knob("msm_ones_stop", "64");
+    ones_path_check("ones, room for the tree", b, s, n, 0, true);
+    ones_path_check("ones, no room for the tree", b, s, n, 1, false);
+    ones_path_check("ones, no room for the tree's fourth buffer", b, s, n, 4, false);
     if (n > 4096) {
-        setenv("CZK_GPU_MSM_ONES_SEG", "4096", 1);
-        ones_path_check("ones in segments, room for the tree", b, s, n, NULL, true);
-        ones_path_check("ones in segments, no room for their sums", b, s, n, "5", false);
-        unsetenv("CZK_GPU_MSM_ONES_SEG");
+        set_knob("msm_ones_seg", "4096");
+        ones_path_check("ones in segments, room for the tree", b, s, n, 0, true);
+        ones_path_check("ones in segments, no room for their sums", b, s, n, 5, false);
+        set_knob("msm_ones_seg", NULL);
     }
-    unsetenv("CZK_GPU_MSM_ONES_STOP");
+    set_knob("msm_ones_stop", NULL);
 
     /* The G2 case reuses s: at most n scalars (small mode's n is 3000). */
     size_t m = small_mode ? 2048 : 5000;
@@ -700,16 +712,16 @@ static void test_ones_tree(void)
     g2_msm_check("G2 ones tree", b2, s, m, NULL, false);
     fill_scalars(s, m, BITS90);
     g2_msm_check("G2 ones tree 90% 0/1", b2, s, m, NULL, false);
-    unsetenv("CZK_GPU_MSM_ONES_STOP");
+    set_knob("msm_ones_stop", NULL);
 
     /* 2^18 ones: two levels above a stop of 2^16, then the defaults (all below the stop). */
     size_t big = small_mode ? 4096 : (size_t)1 << 18;
     if (big > g1_count) big = g1_count;
     czk_scalar *sb = xmalloc(big * sizeof *sb);
     fill_scalars(sb, big, ONES);
-    setenv("CZK_GPU_MSM_ONES_STOP", small_mode ? "1024" : "65536", 1);
+    set_knob("msm_ones_stop", small_mode ? "1024" : "65536");
     g1_msm_check("ones tree, stop 2^16", g1_host, sb, big, NULL, true);
-    unsetenv("CZK_GPU_MSM_ONES_STOP");
+    set_knob("msm_ones_stop", NULL);
     g1_msm_check("ones, defaults", g1_host, sb, big, NULL, true);
     free(sb);
     free(b2);

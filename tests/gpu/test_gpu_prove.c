@@ -15,9 +15,8 @@
  *    page-locked host buffers.
  *  - Concurrency: two provers on one GPU at once (one SRS, separate buffers); two GPUs at
  *    once when there are two.
- *  - Packed copies (include/czk/pack.h): a, b, c and the witness packed, some of them, and
- *    the witness copied first (CZK_GPU_COPY_ORDER), each with the CPU's bytes; a packed
- *    vector of the wrong length refused by name.
+ *  - Packed copies (include/czk/pack.h): a, b, c and the witness packed, and some of them,
+ *    each with the CPU's bytes; a packed vector of the wrong length refused by name.
  *  - Device memory plans (czk_gpu_plan): every order forced by hand with the SRS resident,
  *    partly resident and streamed, MSM calls cut by size and by a scratch cap, and a plan
  *    of the planner's; each with the CPU's bytes.
@@ -494,7 +493,7 @@ static void test_packed(void)
     o.b2 = CZK_GPU_B2_GPU;
     gpu_check(&f, &b, srs, &o, &r, &s, want, true, "plain copies");
     const uint64_t plain_bytes = last_stats.h2d_bytes;
-    CHECK(last_stats.packed_vectors == 0 && !last_stats.witness_copied_first);
+    CHECK(last_stats.packed_vectors == 0);
     for (int k = 0; k < 3; k++) o.packed_abc[k] = pv[k];
     o.packed_aux = pv[3];
     gpu_check(&f, &b, srs, &o, &r, &s, want, true, "a, b, c and aux packed");
@@ -503,19 +502,12 @@ static void test_packed(void)
               (unsigned long long)last_stats.h2d_bytes, (unsigned long long)plain_bytes);
     o.b2 = CZK_GPU_B2_CPU;
     gpu_check(&f, &b, srs, &o, &r, &s, want, true, "all packed, B2 on the CPU");
-    /* Some packed; the witness first, packed and not. */
+    /* Some packed. */
     o.b2 = CZK_GPU_B2_GPU;
     o.packed_abc[1] = NULL;
     o.packed_abc[2] = NULL;
-    setenv("CZK_GPU_COPY_ORDER", "witness", 1);
-    gpu_check(&f, &b, srs, &o, &r, &s, want, true, "a and aux packed, the witness first");
-    CHECK(last_stats.packed_vectors == 2 && last_stats.witness_copied_first);
-    gpu_check(&f, &b, srs, NULL, &r, &s, want, true, "plain, the witness first");
-    CHECK(last_stats.witness_copied_first);
-    setenv("CZK_GPU_COPY_ORDER", "auto", 1);
-    gpu_check(&f, &b, srs, NULL, &r, &s, want, true, "plain, auto order, alone");
-    CHECK(last_stats.witness_copied_first);
-    unsetenv("CZK_GPU_COPY_ORDER");
+    gpu_check(&f, &b, srs, &o, &r, &s, want, true, "a and aux packed");
+    CHECK(last_stats.packed_vectors == 2);
     /* A packed vector of another length: refused, by name. */
     o.packed_abc[1] = pv[3];
     assign(&f, &b, &asg);

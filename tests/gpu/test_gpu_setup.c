@@ -1,8 +1,8 @@
 /*
  * Test parameters made straight into a GPU-resident SRS (czk_groth16_setup_circuit with
  * GPUs; czk_gpu_srs_create_empty + czk_gpu_srs_fixed_base): for random circuits of 2^12
- * to 2^16 rows, the same seed made on the host (CPU fixed-base, CZK_SETUP_GPU=0) and on
- * the GPU gives the same keys, every section downloaded from the SRS equal to the host
+ * to 2^16 rows, the same seed made on the host (CPU fixed-base, CZK__FIXED_BASE_CPU) and
+ * on the GPU gives the same keys, every section downloaded from the SRS equal to the host
  * arrays byte for byte (on every listed GPU); the GPU params keep no points on the host;
  * a proof made on the GPU with that SRS verifies and equals the CPU prover's proof with
  * the host keys for the same r and s. Also the SRS calls' argument checks.
@@ -11,6 +11,7 @@
 #include "czk/gpu.h"
 #include "czk/groth16.h"
 #include "czk_test.h"
+#include "groth16/fixed_base.h"
 #include "unit/setup_circuit.h"
 
 static czk_pool *pool;
@@ -42,14 +43,14 @@ static void gpu_equals_host(uint32_t n_pub, uint32_t n_mul)
     czk_err err;
 
     /* Host keys with the CPU's fixed-base: an independent implementation of the points. */
-    setenv("CZK_SETUP_GPU", "0", 1);
+    czk__fixed_base_set_where(CZK__FIXED_BASE_CPU);
     czk_groth16_setup_opts o;
     memset(&o, 0, sizeof o);
     o.seed = seed;
     czk_groth16_params host;
     CHECK_STATUS(czk_groth16_setup_circuit(&host, rand_circuit, &x, &o, pool, NULL, NULL, &err),
                  CZK_OK);
-    unsetenv("CZK_SETUP_GPU");
+    czk__fixed_base_set_where(CZK__FIXED_BASE_AUTO);
 
     int gpus[2] = {0, 1};
     czk_gpu_srs *srs[2] = {NULL, NULL};

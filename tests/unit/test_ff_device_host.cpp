@@ -5,17 +5,13 @@
  * double-width values, and the CPU library (czk_fp_*, czk_fr_*, czk_fp2_*, czk_g1_* and
  * czk_g2_*).
  *
- * Covered: mul_wide, mul2_wide, sqr_wide, redc_wide, sqr, mul_sub and add_nored for Fp and
- * Fr, and for the NTT's Fr (fr_rt_params: the generic reduction); the lazy Fp2
- * multiplication (CZK_FP2_MUL_LAZY, off by default on the GPU: forced on here so that the
- * code behind the switch stays right), its square and mul_sub; the XYZZ additions (mixed and
- * general, whose y3 uses F::mul_sub) over G1 and G2, including their doubling and
- * opposite-point branches.
+ * Covered: mul_wide, mul2_wide, sqr_wide, redc_wide, sqr and mul_sub for Fp and Fr, and for
+ * the NTT's Fr (fr_rt_params: the generic reduction); the Fp2 multiplication, its square and
+ * mul_sub; the XYZZ additions (mixed and general, whose y3 uses F::mul_sub) over G1 and G2,
+ * including their doubling and opposite-point branches.
  * Inputs are fresh random values each run plus edge values (0, 1, p − 1, p − 2, (p − 1)/2,
  * words of all ones below p, unreduced sums up to 2p − 2 and full 2^(32n) − 1 operands).
  */
-/* The lazy Fp2 path is compiled and checked here whatever the GPU build's default. */
-#define CZK_FP2_MUL_LAZY 1
 #include <openssl/bn.h>
 
 #include <initializer_list>
@@ -210,7 +206,7 @@ template <class S> struct field_check {
     using H = typename S::H;
     static constexpr int n = S::n;
     tally t_mul_wide{"mul_wide"}, t_sqr_wide{"sqr_wide"}, t_redc{"redc_wide(mul_wide)"},
-        t_mul{"operator*"}, t_sqr{"sqr"}, t_mul_sub{"mul_sub"}, t_add_nored{"add_nored"},
+        t_mul{"operator*"}, t_sqr{"sqr"}, t_mul_sub{"mul_sub"},
         t_wide_unred{"mul_wide/sqr_wide unreduced"}, t_mul2{"mul2_wide"};
 
     /* Every operation on one tuple of reduced inputs. */
@@ -243,27 +239,6 @@ template <class S> struct field_check {
         t_sqr.check(memcmp(s.v, hsq.l, sizeof s.v) == 0);
         F ms = F::mul_sub(a, b, c, d);
         t_mul_sub.check(memcmp(ms.v, hms.l, sizeof ms.v) == 0);
-
-        /* Unreduced sums below 2p, as the lazy Fp2 product feeds mul_wide. */
-        F x = F::add_nored(a, b), y = F::add_nored(c, d);
-        uint32_t ax[n + 1], bx[n + 1];
-        uint64_t carry = 0;
-        for (int i = 0; i < n; i++) {
-            carry += (uint64_t)a.v[i] + b.v[i];
-            ax[i] = (uint32_t)carry;
-            carry >>= 32;
-        }
-        ax[n] = (uint32_t)carry;
-        memcpy(bx, x.v, sizeof x.v);
-        bx[n] = 0;
-        t_add_nored.check(memcmp(ax, bx, sizeof ax) == 0);
-        ref_mul(want, x.v, y.v, n);
-        F::mul_wide(w, x.v, y.v);
-        bool ok = memcmp(w, want, sizeof w) == 0;
-        ref_mul(want, x.v, x.v, n);
-        F::sqr_wide(w, x.v);
-        ok = ok && memcmp(w, want, sizeof w) == 0;
-        t_wide_unred.check(ok);
     }
 
     /* mul_wide and sqr_wide on arbitrary n-word operands up to 2^(32n) − 1. */
@@ -306,7 +281,7 @@ template <class S> struct field_check {
     void finish()
     {
         for (tally *t : {&t_mul_wide, &t_sqr_wide, &t_redc, &t_mul, &t_sqr, &t_mul_sub,
-                         &t_add_nored, &t_wide_unred, &t_mul2})
+                         &t_wide_unred, &t_mul2})
             t->done(S::name);
     }
 };
@@ -557,8 +532,6 @@ static void test_g2_xyzz(void) { check_curve<g2_side>(60); }
 int main(void)
 {
     czk_test_seed();
-    printf("CZK_FF_SQR_WIDE=%d CZK_FP2_MUL_LAZY=%d CZK_XYZZ_MULSUB=%d\n", CZK_FF_SQR_WIDE,
-           CZK_FP2_MUL_LAZY, CZK_XYZZ_MULSUB);
     RUN(test_fp);
     RUN(test_fr);
     RUN(test_fr_rt);

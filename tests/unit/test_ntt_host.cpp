@@ -1,11 +1,10 @@
 /*
  * The GPU NTT's kernels (cuda/ntt.cuh) compiled for the host and checked without a GPU.
  *
- * Passes: ntt_pass, with CZK_NTT_SKIP_UNIT forced on (the GPU build's default, whatever
- * the build's flags say), runs the one- and two-pass DIF and DIT networks
- * of forward transforms of 2^5..2^18 points (2^18: two passes of 9 bits, as at 2^27), both
- * root families, boundary twiddles whole and split, each block's threads as POSIX threads
- * meeting at a barrier for __syncthreads. Outputs must equal the CPU library's transform
+ * Passes: ntt_pass runs the one- and two-pass DIF and DIT networks of forward transforms of
+ * 2^5..2^18 points (2^18: two passes of 9 bits, as at 2^27), both root families, boundary
+ * twiddles whole and split, each block's threads as POSIX threads meeting at a barrier for
+ * __syncthreads. Outputs must equal the CPU library's transform
  * (src/ntt, checked against a naive DFT and @noble/curves in test_ntt.c), permuted into the
  * network's order.
  *
@@ -18,8 +17,6 @@
  * M = 10..16 (split at h = ceil(M/2), odd and even M). The kernel runs over a small grid, so
  * that its grid-stride loop takes several turns per thread, as on the device at 2^27.
  */
-/* The code behind the switch is checked here whatever the GPU build's default. */
-#define CZK_NTT_SKIP_UNIT 1
 #include <openssl/bn.h>
 #include <pthread.h>
 

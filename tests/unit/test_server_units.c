@@ -65,7 +65,7 @@ static void test_config_defaults_and_file(void)
     int *gpus;
     czk_err err;
     CHECK_STATUS(czk__config_to_engine(&c, &ec, &gpus, &err), CZK_OK);
-    CHECK(gpus == NULL && ec.param_dir == NULL && ec.gpu_mode == 0);
+    CHECK(gpus == NULL && ec.param_dir == NULL && ec.gpu_mode == 0 && !ec.gpu_spin_wait);
 
     /* The sample file (every option at its default) parses back to the same values. */
     char *buf = NULL;
@@ -86,14 +86,15 @@ static void test_config_defaults_and_file(void)
 
     const char *text = "; comment\n[daemon]\nlisten = \"unix:/run/czk.sock\"\nmax_message_size = 64MiB\n"
                        "unix_socket_mode = 0600\ndrain_grace = 5m\n[memory]\nbudget = 200GiB\n"
-                       "pageable_buffers = yes\n[gpus]\nmode = cpu\ndevices = 0, 2,3\n";
+                       "pageable_buffers = yes\n[gpus]\nmode = cpu\ndevices = 0, 2,3\n"
+                       "spin_wait = on\n";
     CHECK_STATUS(czk__config_parse_string(&c, text, "t.conf", &err), CZK_OK);
     CHECK(strcmp(c.listen, "unix:/run/czk.sock") == 0);
     CHECK(c.max_message_size == 64ull << 20 && c.unix_socket_mode == 0600 && c.drain_grace_ms == 300000);
     CHECK(c.memory_budget == 200ull << 30 && c.pageable_buffers);
     CHECK_STATUS(czk__config_to_engine(&c, &ec, &gpus, &err), CZK_OK);
     CHECK(ec.gpu_mode == 1 && ec.ngpus == 3 && gpus && gpus[0] == 0 && gpus[1] == 2 && gpus[2] == 3);
-    CHECK(ec.memory_budget == 200ull << 30 && ec.pageable_buffers);
+    CHECK(ec.memory_budget == 200ull << 30 && ec.pageable_buffers && ec.gpu_spin_wait);
     czk_free(gpus);
 
     /* Errors name the file, the line or the option. */
