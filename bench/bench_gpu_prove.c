@@ -32,6 +32,7 @@
  *   bench_gpu_prove [--log 27] [--reps 5] [--ni 328] [--h2d-gib 4] [--b2 both|gpu|cpu]
  *                   [--no-pageable] [--no-pair] [--gpu 0] [--f 0.0131] [--pipeline 8]
  *                   [--real [--real-only]] [--pipeline-only] [--hog N[:NICE]] [--pack]
+ *                   [--plan GIB,... [--force O:K,...]]
  *
  * --real proves partition 0 of a real 32 GiB PoRep circuit instead of drawn scalars: a
  * synthetic C1 (czk_porep_fixture, the data `czk fixture porep` writes) parsed into a job
@@ -401,6 +402,136 @@ static int real_porep_partition(czk_pool *pool, czk_fr *a, czk_fr *b, czk_fr *c,
     return 0;
 }
 
+/*
+ * --plan B1,B2,...: the partition proved under device-memory plans (czk_gpu_plan_make for a
+ * budget of B GiB, as czkd plans a key of this shape), the SRS's sections copied once to
+ * page-locked host memory, as czkd holds the bases a plan streams. --force O:K,... adds,
+ * for each budget, the planner's resident sections with order O (A..E, include/czk/gpu.h:
+ * A at once + overlap, B at once, C in turn + overlap, D in turn, E in turn + witness late)
+ * and MSM calls of 2^K: what the planner's estimate weighs. Every proof is one call, as
+ * czkd runs a plan that streams. Prints the medians of the wall marks and the device's
+ * high-water mark (pool + SRS + copy buffers), which a forced variant may take past B.
+ */
+struct plan_variant {
+    char order; /* 0: the planner's own */
+    unsigned chunk_log;
+};
+
+static void plan_force(czk_gpu_plan *p, char order, unsigned chunk_log)
+{
+    p->abc_in_turn = order >= 'C';
+    p->witness_late = order == 'E';
+    p->overlap = order == 'A' || order == 'C';
+    p->msm_chunk = (size_t)1 << chunk_log;
+    uint64_t s1 = czk_gpu_msm_scratch_bound(1, p->msm_chunk),
+             s2 = czk_gpu_msm_scratch_bound(2, p->msm_chunk / 2);
+    p->msm_scratch = s1 > s2 ? s1 : s2;
+}
+
+static int plan_study(int gpu, czk_groth16_params *pk, czk_gpu_srs *full,
+                      const czk_groth16_assignment *asg, const czk_fr *r, const czk_fr *s,
+                      czk_pool *pool, const char *budgets, const struct plan_variant *forced,
+                      int nforced, unsigned reps)
+{
+    czk_err err;
+    uint8_t *host[CZK_G16_SECTIONS];
+    double t = now();
+    for (int k = 0; k < CZK_G16_SECTIONS; k++) {
+        const czk_groth16_section sec = (czk_groth16_section)k;
+        const size_t len = czk_groth16_section_len(pk, sec), el = czk_groth16_section_elem(sec);
+        host[k] = host_buf(len * el + 1, 1);
+        if (czk_gpu_srs_download(full, sec, 0, len, host[k], &err) != CZK_OK) {
+            fprintf(stderr, "srs download: %s\n", err.msg);
+            return 1;
+        }
+    }
+    czk_gpu_srs_destroy(full);
+    printf("\nplans: the SRS in page-locked host memory in %.1f s\n", now() - t);
+    printf("%-6s %-8s %8s %8s %8s %8s %8s %8s %8s %8s %7s %7s %6s  %s\n", "GiB", "variant",
+           "call", "H", "MSM H", "L", "A", "B_G1", "B_G2", "est", "str GB", "dev GB", "cuts",
+           "plan");
+    for (const char *b = budgets; b != NULL && *b != '\0';) {
+        const double gib = atof(b);
+        const char *comma = strchr(b, ',');
+        b = comma != NULL ? comma + 1 : NULL;
+        czk_gpu_plan base;
+        czk_gpu_plan_opts po = {55.0, 0, 0};
+        if (czk_gpu_plan_make(&base, pk, (uint64_t)(gib * (double)(1ull << 30)), &po, &err) !=
+            CZK_OK) {
+            printf("%-6.0f %s\n", gib, err.msg);
+            continue;
+        }
+        for (int v = -1; v < nforced; v++) {
+            czk_gpu_plan plan = base;
+            char name[16] = "planner";
+            if (v >= 0) {
+                plan_force(&plan, forced[v].order, forced[v].chunk_log);
+                snprintf(name, sizeof name, "%c:%u", forced[v].order, forced[v].chunk_log);
+            }
+            czk_gpu_srs *srs = NULL;
+            if (czk_gpu_srs_create_plan(&srs, gpu, pk, &plan, &err) != CZK_OK) {
+                printf("%-6.0f %-8s srs: %s\n", gib, name, err.msg);
+                continue;
+            }
+            int bad = 0;
+            for (int k = 0; k < CZK_G16_SECTIONS && !bad; k++) {
+                const czk_groth16_section sec = (czk_groth16_section)k;
+                const size_t res = czk_gpu_srs_resident(srs, sec), el = czk_groth16_section_elem(sec);
+                if (res > 0 && czk_gpu_srs_write(srs, sec, 0, host[k], res, &err) != CZK_OK) bad = 1;
+                czk_gpu_srs_set_host(srs, sec, host[k] + res * el);
+            }
+            if (bad) {
+                printf("%-6.0f %-8s srs write: %s\n", gib, name, err.msg);
+                czk_gpu_srs_destroy(srs);
+                continue;
+            }
+            czk_gpu_msm_trim(gpu);
+            czk_gpu_pool_usage pu;
+            czk_gpu_pool_stats(gpu, &pu, true);
+            czk_gpu_prove_opts o = {0};
+            o.plan = &plan;
+            o.b2 = CZK_GPU_B2_GPU;
+            double v_call[32], v_h[32], v_mh[32], v_l[32], v_a[32], v_b1[32], v_b2[32];
+            czk_gpu_prove_stats st;
+            memset(&st, 0, sizeof st);
+            czk_status rc = CZK_OK;
+            for (unsigned rep = 0; rep <= reps && rc == CZK_OK; rep++) {
+                czk_groth16_proof proof;
+                const double t0 = now();
+                rc = czk_gpu_prove_ex(&proof, gpu, pk, srs, asg, r, s, pool, &o, NULL, &st, &err);
+                if (rep == 0 || rc != CZK_OK) continue;
+                v_call[rep - 1] = now() - t0;
+                v_h[rep - 1] = st.t_h_s;
+                v_mh[rep - 1] = st.t_msm_h_s;
+                v_l[rep - 1] = st.t_l_s;
+                v_a[rep - 1] = st.t_a_s;
+                v_b1[rep - 1] = st.t_b1_s;
+                v_b2[rep - 1] = st.t_b2_s;
+            }
+            czk_gpu_pool_stats(gpu, &pu, false);
+            const uint64_t bufs = 2ull * plan.msm_chunk * sizeof(czk_g1_affine) *
+                                  (plan.overlap ? 2 : 1);
+            char line[600];
+            czk_gpu_plan_format(&plan, pk, line, sizeof line);
+            if (rc != CZK_OK) {
+                printf("%-6.0f %-8s prove: %s | %s\n", gib, name, err.msg, line);
+            } else {
+                const int n = (int)reps;
+                printf("%-6.0f %-8s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %7.2f %7.2f "
+                       "%6u  %s\n",
+                       gib, name, median(v_call, n), median(v_h, n), median(v_mh, n),
+                       median(v_l, n), median(v_a, n), median(v_b1, n), median(v_b2, n),
+                       v < 0 ? plan.est_s : 0.0, (double)st.srs_h2d_bytes / 1e9,
+                       (double)(pu.used_high + czk_gpu_srs_bytes(srs) + bufs) / 1e9,
+                       st.msm_cuts, line);
+            }
+            czk_gpu_srs_destroy(srs);
+        }
+    }
+    for (int k = 0; k < CZK_G16_SECTIONS; k++) czk_gpu_host_free(host[k]);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     unsigned log_m = 27, reps = 5, ni = 328;
@@ -411,6 +542,9 @@ int main(int argc, char **argv)
     /* Line-buffered even into a file: a device call that times out keeps what was printed. */
     setvbuf(stdout, NULL, _IOLBF, 0);
     int real = 0, real_only = 0, pipe_only = 0;
+    const char *plan_budgets = NULL;
+    struct plan_variant forced[16];
+    int nforced = 0;
     unsigned hogs = 0;
     /* CZK_BENCH_PACK=1 is --pack (for bench/ab_run.sh's variants, which set environments);
      * letters instead pack only those vectors (CZK_BENCH_PACK=b: b alone; a, b, c, w). */
@@ -446,6 +580,21 @@ int main(int argc, char **argv)
             g_sig_ppm = (uint64_t)(f * 1e6 + 0.5);
             g_one_ppm = (uint64_t)((1e6 - (double)g_sig_ppm) * (47.35 / 98.69) + 0.5);
         }
+        else if (!strcmp(argv[i], "--plan") && i + 1 < argc) plan_budgets = argv[++i];
+        else if (!strcmp(argv[i], "--force") && i + 1 < argc) {
+            for (const char *q = argv[++i]; *q != '\0' && nforced < 16;) {
+                unsigned lg = 0;
+                if (*q < 'A' || *q > 'E' || q[1] != ':' || sscanf(q + 2, "%u", &lg) != 1 ||
+                    lg < 16 || lg > 27) {
+                    fprintf(stderr, "--force: O:K,... with O in A..E and K in 16..27\n");
+                    return 2;
+                }
+                forced[nforced].order = *q;
+                forced[nforced++].chunk_log = lg;
+                const char *c = strchr(q, ',');
+                q = c != NULL ? c + 1 : "";
+            }
+        }
         else if (!strcmp(argv[i], "--no-pair")) pair = 0;
         else if (!strcmp(argv[i], "--pack")) pack = 0xf;
         else if (!strcmp(argv[i], "--pipeline-only")) pipe_only = 1;
@@ -461,7 +610,7 @@ int main(int argc, char **argv)
                     "usage: %s [--log 27] [--reps 5] [--ni 328] [--h2d-gib 4] "
                     "[--b2 both|gpu|cpu] [--no-pageable] [--no-pair] [--gpu 0] [--f 0.0131] "
                     "[--pipeline 8] [--real | --real-only] [--pipeline-only] [--hog N[:NICE]] "
-                    "[--pack]\n",
+                    "[--pack] [--plan GIB,... [--force O:K,...]]\n",
                     argv[0]);
             return 2;
         }
@@ -606,6 +755,9 @@ int main(int argc, char **argv)
     }
     printf("SRS synthesized on the device: %.2f GB in %.1f s\n",
            (double)czk_gpu_srs_bytes(srs) / 1e9, now() - t);
+
+    if (plan_budgets != NULL)
+        return plan_study(gpu, &pk, srs, &asg, &r, &s, pool, plan_budgets, forced, nforced, reps);
 
     /* Configurations: B_G2 on the GPU with the witness MSMs beside H (the default), the
      * same with every MSM after H (no overlap), and B_G2 on the CPU. */
