@@ -756,9 +756,6 @@ int main(int argc, char **argv)
     printf("SRS synthesized on the device: %.2f GB in %.1f s\n",
            (double)czk_gpu_srs_bytes(srs) / 1e9, now() - t);
 
-    if (plan_budgets != NULL)
-        return plan_study(gpu, &pk, srs, &asg, &r, &s, pool, plan_budgets, forced, nforced, reps);
-
     /* Configurations: B_G2 on the GPU with the witness MSMs beside H (the default), the
      * same with every MSM after H (no overlap), and B_G2 on the CPU. */
     int modes[3], serial[3], nmodes = 0;
@@ -800,6 +797,8 @@ int main(int argc, char **argv)
     czk_fr r, s;
     czk_fr_from_u64(&r, 12345);
     czk_fr_from_u64(&s, 67890);
+    if (plan_budgets != NULL)
+        return plan_study(gpu, &pk, srs, &asg, &r, &s, pool, plan_budgets, forced, nforced, reps);
 
     /* --pack: a, b, c and aux packed once (include/czk/pack.h), in page-locked buffers with
      * room for half the elements as values; every proof below copies the packed forms. The
