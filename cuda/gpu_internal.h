@@ -98,13 +98,17 @@ uint64_t czk__gpu_thread_msm_scratch_cap(void);
 /**
  * MSM on GPU `gpu` over device memory: `nbases` affine points of group 1 or 2 at
  * `bases_dev` and n canonical scalars at `scalars_dev`, with the semantics of
- * czk_gpu_g1s_msm_resident (density on the host, NULL for full). `out` is a czk_g1_jac or a
- * czk_g2_jac. Returns when the result is on the host. The caller orders any earlier work
- * that writes the scalars (this call runs on a stream of its own).
+ * czk_gpu_g1s_msm_resident (density on the host, NULL for full). density_dev, when not
+ * NULL, holds the same bits on the device, so the call copies nothing from the host: a
+ * copy of its own would queue behind the bases a streamed MSM is copying meanwhile. `out`
+ * is a czk_g1_jac or a czk_g2_jac. Returns when the result is on the host. The caller
+ * orders any earlier work that writes the scalars or density_dev (this call runs on a
+ * stream of its own).
  */
 czk_status czk__gpu_msm_dev(int gpu, int group, void *out, const void *bases_dev, size_t nbases,
                             const czk_scalar *scalars_dev, size_t n, const uint64_t *density,
-                            czk_gpu_msm_stats *stats, czk_err *err);
+                            const uint64_t *density_dev, czk_gpu_msm_stats *stats,
+                            czk_err *err);
 
 /**
  * The Groth16 H step of czk_gpu_groth16_h_dev one vector at a time (cuda/ntt.cu; for

@@ -489,7 +489,8 @@ struct classified {
  * the start of the call's device time, is recorded after the density's upload.
  */
 czk_status classify(scratch &sc, const pinned_slot &readback, const czk_scalar *scalars, size_t n,
-                    const uint64_t *density_host, classified *cl, czk_err *err)
+                    const uint64_t *density_host, const uint64_t *density_dev, classified *cl,
+                    czk_err *err)
 {
     size_t nwords = (n + 63) / 64;
     size_t nalloc = n > 0 ? n : 1;
@@ -505,7 +506,10 @@ czk_status classify(scratch &sc, const pinned_slot &readback, const czk_scalar *
     TRY_STATUS(sc.alloc(&fone, nalloc, err));
     TRY_STATUS(sc.alloc(&nsel, 2, err));
     if (density_host != nullptr) {
-        TRY_STATUS(sc.alloc(&density, nwords, err));
+        if (density_dev != nullptr)
+            density = (uint64_t *)density_dev;
+        else
+            TRY_STATUS(sc.alloc(&density, nwords, err));
         TRY_STATUS(sc.alloc(&counts, nwords, err));
         TRY_STATUS(sc.alloc(&prefix, nwords, err));
     }
@@ -517,7 +521,7 @@ czk_status classify(scratch &sc, const pinned_slot &readback, const czk_scalar *
     size_t tmp1_bytes = tmp_scan > tmp_sel ? tmp_scan : tmp_sel;
     TRY_STATUS(sc.alloc((uint8_t **)&tmp1, tmp1_bytes, err));
 
-    if (density_host != nullptr)
+    if (density_host != nullptr && density_dev == nullptr)
         CZK_CUDA_TRY(err, cudaMemcpyAsync(density, density_host, nwords * sizeof(uint64_t),
                             cudaMemcpyHostToDevice, sc.st));
     CZK_CUDA_TRY(err, cudaEventRecord(sc.ev0, sc.st));
@@ -934,7 +938,8 @@ czk_status finish(scratch &sc, const pinned_slot &readback, const xyzz_t<typenam
 template <class G>
 czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typename G::F> *bases,
                       size_t nbases, const czk_scalar *scalars, size_t n,
-                      const uint64_t *density_host, czk_gpu_msm_stats *stats, czk_err *err)
+                      const uint64_t *density_host, const uint64_t *density_dev,
+                      czk_gpu_msm_stats *stats, czk_err *err)
 {
     using F = typename G::F;
     using X = xyzz_t<F>;
@@ -954,7 +959,7 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     scratch sc;
     TRY_STATUS(sc.init(gpu, err));
     classified cl;
-    TRY_STATUS(classify(sc, readback, scalars, n, density_host, &cl, err));
+    TRY_STATUS(classify(sc, readback, scalars, n, density_host, density_dev, &cl, err));
     const uint32_t nsig = cl.nsig, none = cl.none;
 
     unsigned c = pick_window<G>(nsig > 0 ? nsig : 1);
@@ -1117,7 +1122,7 @@ czk_status msm_resident(typename G::host_jac *out, const czk_gpu_bases *bases,
         return czk_err_set(err, CZK_EINVAL, "msm: %zu scalars asked, %zu uploaded", n,
                            scalars->n);
     return msm_device<G>(bases->gpu, out, (const affine_t<typename G::F> *)bases->d, bases->n,
-                         scalars->d, n, density, stats, err);
+                         scalars->d, n, density, nullptr, stats, err);
 }
 
 template <class G>
@@ -1435,16 +1440,16 @@ extern "C" czk_status czk__gpu_bases_alloc(int gpu, int group, size_t n, czk_gpu
 
 extern "C" czk_status czk__gpu_msm_dev(int gpu, int group, void *out, const void *bases_dev,
                                        size_t nbases, const czk_scalar *scalars_dev, size_t n,
-                                       const uint64_t *density, czk_gpu_msm_stats *stats,
-                                       czk_err *err)
+                                       const uint64_t *density, const uint64_t *density_dev,
+                                       czk_gpu_msm_stats *stats, czk_err *err)
 {
     if (bases_dev == nullptr || (scalars_dev == nullptr && n > 0))
         return czk_err_set(err, CZK_EINVAL, "msm: NULL device pointer");
     if (group == 1)
         return msm_device<g1_traits>(gpu, (czk_g1_jac *)out, (const affine_t<fp_t> *)bases_dev,
-                                     nbases, scalars_dev, n, density, stats, err);
+                                     nbases, scalars_dev, n, density, density_dev, stats, err);
     if (group == 2)
         return msm_device<g2_traits>(gpu, (czk_g2_jac *)out, (const affine_t<fp2_t> *)bases_dev,
-                                     nbases, scalars_dev, n, density, stats, err);
+                                     nbases, scalars_dev, n, density, density_dev, stats, err);
     return czk_err_set(err, CZK_EINVAL, "msm: group %d", group);
 }

@@ -106,10 +106,10 @@ const void *czk__gpu_bases_dev(const czk_gpu_bases *b)
 
 czk_status czk__gpu_msm_dev(int gpu, int group, void *out, const void *bases_dev, size_t nbases,
                             const czk_scalar *scalars_dev, size_t n, const uint64_t *density,
-                            czk_gpu_msm_stats *stats, czk_err *err)
+                            const uint64_t *density_dev, czk_gpu_msm_stats *stats, czk_err *err)
 {
     (void)gpu, (void)group, (void)out, (void)bases_dev, (void)nbases, (void)scalars_dev;
-    (void)n, (void)density, (void)stats;
+    (void)n, (void)density, (void)density_dev, (void)stats;
     return NO_GPU(err);
 }
 

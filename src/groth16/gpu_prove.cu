@@ -304,6 +304,7 @@ struct prove_state {
     cudaMemPool_t pool = nullptr;
     fr_t *da = nullptr, *db = nullptr, *dc = nullptr, *dz = nullptr;
     fr_t *stage[4] = {nullptr, nullptr, nullptr, nullptr}; /* packed a, b, c, aux (device) */
+    fr_t *dd = nullptr; /* the density bitmaps on the device (proof_copies::densities) */
     streamer sm; /* this thread's copy buffers for streamed bases */
     cudaEvent_t ev[12] = {};
     czk__gpu_h *h = nullptr; /* the H step's tables, released once the streams are done */
@@ -318,7 +319,7 @@ struct prove_state {
         if (cs != nullptr) cudaStreamSynchronize(cs);
         cudaStream_t fs = s != nullptr ? s : cs;
         if (fs != nullptr) {
-            fr_t *ps[8] = {da, db, dc, dz, stage[0], stage[1], stage[2], stage[3]};
+            fr_t *ps[9] = {da, db, dc, dz, stage[0], stage[1], stage[2], stage[3], dd};
             for (fr_t *p : ps)
                 if (p != nullptr) cudaFreeAsync(p, fs);
             cudaStreamSynchronize(fs);
@@ -374,6 +375,17 @@ struct base_src {
     const uint8_t *host; /* point `res` of the section on the host, or NULL (nothing streams) */
 };
 
+/* A density bitmap (one base per set bit; host NULL: every scalar has a base) on the host,
+ * and its copy on the device (NULL: none, the MSM copies it); at(lo): from scalar lo on, lo
+ * a multiple of 64. */
+struct bits {
+    const uint64_t *host = nullptr, *dev = nullptr;
+    bits at(size_t lo) const
+    {
+        return bits{host != nullptr ? host + lo / 64 : nullptr, dev != nullptr ? dev + lo / 64 : nullptr};
+    }
+};
+
 /* The point index in 0..n of the first scalar whose base is `target` or later: the scalar
  * count whose density bits (all set without a density) add up to `target`. */
 size_t scalar_at_base(const uint64_t *density, size_t n, size_t target)
@@ -418,13 +430,14 @@ constexpr size_t MSM_CALL_MIN = 256;
  */
 template <int G>
 czk_status msm_call(int gpu, void *out, const uint8_t *bases, size_t nbases,
-                    const czk_scalar *dsc, size_t n, const uint64_t *density,
+                    const czk_scalar *dsc, size_t n, const bits &density,
                     czk_gpu_msm_stats *acc, czk_err *err)
 {
     using jac = typename std::conditional<G == 1, czk_g1_jac, czk_g2_jac>::type;
     const size_t elem = G == 1 ? sizeof(czk_g1_affine) : sizeof(czk_g2_affine);
     czk_gpu_msm_stats cst;
-    czk_status st = czk__gpu_msm_dev(gpu, G, out, bases, nbases, dsc, n, density, &cst, err);
+    czk_status st =
+        czk__gpu_msm_dev(gpu, G, out, bases, nbases, dsc, n, density.host, density.dev, &cst, err);
     if (st == CZK_OK) {
         acc->n_zero += cst.n_zero;
         acc->n_one += cst.n_one;
@@ -440,11 +453,11 @@ czk_status msm_call(int gpu, void *out, const uint8_t *bases, size_t nbases,
     acc->cuts++;
     /* Halves on a density word boundary. */
     const size_t h = n / 2 / 64 * 64;
-    const size_t bh = density != nullptr ? czk_density_count(density, h) : h;
+    const size_t bh = density.host != nullptr ? czk_density_count(density.host, h) : h;
     jac lo, hi;
     TRY_STATUS(msm_call<G>(gpu, &lo, bases, bh, dsc, h, density, acc, err));
     TRY_STATUS(msm_call<G>(gpu, &hi, bases + bh * elem, nbases - bh, dsc + h, n - h,
-                           density != nullptr ? density + h / 64 : nullptr, acc, err));
+                           density.at(h), acc, err));
     if (G == 1)
         czk_g1_jac_add((czk_g1_jac *)out, (const czk_g1_jac *)&lo, (const czk_g1_jac *)&hi);
     else
@@ -452,17 +465,24 @@ czk_status msm_call(int gpu, void *out, const uint8_t *bases, size_t nbases,
     return CZK_OK;
 }
 
+/* The most scalars a call of a sparse section takes per base it may hold: a PoRep
+ * partition's B has a base for a quarter of the witness, so its calls stay full. */
+constexpr size_t SCALARS_PER_BASE = 4;
+
 /*
  * One MSM over device scalars dsc[0..n) against bases [first, ...) of a section (density:
- * one base per set bit), in calls of at most `chunk` scalars (0: one call where the bases
- * are all resident): resident bases are read where they are; the others are copied from
- * the host through the thread's streamer, each copy issued before the MSM of the call
- * before it, the first one before the resident calls. Calls never straddle the resident
- * boundary. `streamed` adds the bytes copied.
+ * one base per set bit), in calls of at most `chunk` bases and SCALARS_PER_BASE times as
+ * many scalars (0: one call where the bases are all resident): resident bases are read
+ * where they are; the others are copied from the host through the thread's streamer, each
+ * copy issued before the MSM of the call before it, the first one before the resident
+ * calls. Calls never straddle the resident boundary. Fewer, fuller calls matter for the
+ * sparse sections: each call has fixed costs (classification, window reductions), which at
+ * 2^27 made B_G2's sixteen streamed calls take 0.69 s against 0.13 s for one resident
+ * call. `streamed` adds the bytes copied.
  */
 template <int G>
 czk_status msm(streamer &sm, int gpu, void *out, const base_src &src, size_t first,
-               const czk_scalar *dsc, size_t n, const uint64_t *density, size_t chunk,
+               const czk_scalar *dsc, size_t n, const bits &density, size_t chunk,
                czk_gpu_msm_stats *stats, uint64_t *streamed, czk_err *err)
 {
     using jac = typename std::conditional<G == 1, czk_g1_jac, czk_g2_jac>::type;
@@ -479,8 +499,9 @@ czk_status msm(streamer &sm, int gpu, void *out, const base_src &src, size_t fir
     /* Scalars [0, cut) have resident bases, [cut, n) go through the streamer. With a
      * density a call starts on a density word, so the first streamed call may begin with up
      * to 63 resident bases, which it copies from the device. */
-    size_t cut = src.res <= first ? 0 : scalar_at_base(density, n, src.res - first);
-    if (density != nullptr && cut < n) cut = cut / 64 * 64;
+    const uint64_t *dh = density.host;
+    size_t cut = src.res <= first ? 0 : scalar_at_base(dh, n, src.res - first);
+    if (dh != nullptr && cut < n) cut = cut / 64 * 64;
     if (cut < n && src.host == nullptr)
         return czk_err_set(err, CZK_EINVAL,
                            "gpu prove: bases from %zu on are neither resident nor on the host",
@@ -489,12 +510,24 @@ czk_status msm(streamer &sm, int gpu, void *out, const base_src &src, size_t fir
     struct call {
         size_t lo, cnt, b0, bn;
     };
+    /* Scalars [lo, lo + cnt) of [lo, end): at most `step` bases and SCALARS_PER_BASE × step
+     * scalars, whole density words unless the call reaches `end`. */
     auto make_call = [&](size_t lo, size_t end) {
         call c;
         c.lo = lo;
-        c.cnt = step == 0 || end - lo < step ? end - lo : step;
-        c.b0 = density != nullptr ? czk_density_count(density, lo) : lo;
-        size_t b1 = density != nullptr ? czk_density_count(density, lo + c.cnt) : lo + c.cnt;
+        c.cnt = end - lo;
+        if (step != 0 && c.cnt > step) {
+            if (dh == nullptr) {
+                c.cnt = step;
+            } else {
+                size_t k = scalar_at_base(dh + lo / 64, end - lo, step);
+                if (k > SCALARS_PER_BASE * step) k = SCALARS_PER_BASE * step;
+                if (k < end - lo) k = k / 64 * 64;
+                c.cnt = k > 0 ? k : 64;
+            }
+        }
+        c.b0 = dh != nullptr ? czk_density_count(dh, lo) : lo;
+        size_t b1 = dh != nullptr ? czk_density_count(dh, lo + c.cnt) : lo + c.cnt;
         c.bn = b1 - c.b0;
         return c;
     };
@@ -534,13 +567,12 @@ czk_status msm(streamer &sm, int gpu, void *out, const base_src &src, size_t fir
         const size_t end = cut;
         call c = step == 0 ? call{lo, end - lo, 0, 0} : make_call(lo, end);
         if (step == 0) {
-            c.b0 = density != nullptr ? czk_density_count(density, lo) : lo;
-            c.bn = (density != nullptr ? czk_density_count(density, end) : end) - c.b0;
+            c.b0 = dh != nullptr ? czk_density_count(dh, lo) : lo;
+            c.bn = (dh != nullptr ? czk_density_count(dh, end) : end) - c.b0;
         }
         jac part;
         TRY_STATUS(msm_call<G>(gpu, &part, src.dev + (first + c.b0) * elem, c.bn, dsc + c.lo,
-                               c.cnt, density != nullptr ? density + c.lo / 64 : nullptr, &acc,
-                               err));
+                               c.cnt, density.at(c.lo), &acc, err));
         add(part);
         lo += c.cnt;
     }
@@ -552,8 +584,7 @@ czk_status msm(streamer &sm, int gpu, void *out, const base_src &src, size_t fir
         TRY_STATUS(issue());
         jac part;
         TRY_STATUS(msm_call<G>(gpu, &part, (const uint8_t *)sm.buf[use], c.bn, dsc + c.lo,
-                               c.cnt, density != nullptr ? density + c.lo / 64 : nullptr, &acc,
-                               err));
+                               c.cnt, density.at(c.lo), &acc, err));
         add(part);
         use ^= 1;
         lo += c.cnt;
@@ -689,7 +720,8 @@ struct witness_job {
     const czk_groth16_assignment *asg;
     base_src src[CZK_G16_SECTIONS];
     const czk_scalar *zs;
-    cudaEvent_t ready; /* the witness scalars are canonical on the device */
+    bits d_a, d_bi, d_b; /* the assignment's densities, with their device copies */
+    cudaEvent_t ready; /* the witness scalars (and the densities) are on the device */
     size_t chunk;
     uint64_t scratch_cap; /* the plan's bound on each MSM call's scratch (0: none) */
     bool b2_gpu;
@@ -725,8 +757,7 @@ czk_status witness_msms(witness_job *j)
     uint64_t *sb = &j->streamed;
     const size_t ch = j->chunk;
     double t0 = czk_clock_s();
-    TRY_STATUS(msm<1>(sm, gpu, &res->l, src[CZK_G16_L], 0, zs + ni, na, nullptr, ch, &m1, sb,
-                      err));
+    TRY_STATUS(msm<1>(sm, gpu, &res->l, src[CZK_G16_L], 0, zs + ni, na, bits{}, ch, &m1, sb, err));
     auto tally = [j](const czk_gpu_msm_stats &m) {
         j->calls += m.calls;
         j->cuts += m.cuts;
@@ -737,19 +768,19 @@ czk_status witness_msms(witness_job *j)
     double t1 = czk_clock_s();
     st->t_l_s = t1 - j->t_start;
     j->l_s = t1 - t0;
-    TRY_STATUS(msm<1>(sm, gpu, &res->a_in, src[CZK_G16_A], 0, zs, ni, nullptr, ch, &m1, sb, err));
-    TRY_STATUS(msm<1>(sm, gpu, &res->a_aux, src[CZK_G16_A], ni, zs + ni, na, asg->a_aux_density,
-                      ch, &m2, sb, err));
+    TRY_STATUS(msm<1>(sm, gpu, &res->a_in, src[CZK_G16_A], 0, zs, ni, bits{}, ch, &m1, sb, err));
+    TRY_STATUS(msm<1>(sm, gpu, &res->a_aux, src[CZK_G16_A], ni, zs + ni, na, j->d_a, ch, &m2, sb,
+                      err));
     tally(m1);
     tally(m2);
     st->msm_a_s = (m1.device_ms + m2.device_ms) * 1e-3;
     double t2 = czk_clock_s();
     st->t_a_s = t2 - j->t_start;
     j->a_s = t2 - t1;
-    TRY_STATUS(msm<1>(sm, gpu, &res->b1_in, src[CZK_G16_B_G1], 0, zs, ni, asg->b_input_density,
-                      ch, &m1, sb, err));
-    TRY_STATUS(msm<1>(sm, gpu, &res->b1_aux, src[CZK_G16_B_G1], b_in, zs + ni, na,
-                      asg->b_aux_density, ch, &m2, sb, err));
+    TRY_STATUS(msm<1>(sm, gpu, &res->b1_in, src[CZK_G16_B_G1], 0, zs, ni, j->d_bi, ch, &m1, sb,
+                      err));
+    TRY_STATUS(msm<1>(sm, gpu, &res->b1_aux, src[CZK_G16_B_G1], b_in, zs + ni, na, j->d_b, ch,
+                      &m2, sb, err));
     tally(m1);
     tally(m2);
     st->msm_b1_s = (m1.device_ms + m2.device_ms) * 1e-3;
@@ -757,10 +788,10 @@ czk_status witness_msms(witness_job *j)
     st->t_b1_s = t3 - j->t_start;
     j->b1_s = t3 - t2;
     if (j->b2_gpu) {
-        TRY_STATUS(msm<2>(sm, gpu, &res->b2_in, src[CZK_G16_B_G2], 0, zs, ni,
-                          asg->b_input_density, ch, &m1, sb, err));
-        TRY_STATUS(msm<2>(sm, gpu, &res->b2_aux, src[CZK_G16_B_G2], b_in, zs + ni, na,
-                          asg->b_aux_density, ch, &m2, sb, err));
+        TRY_STATUS(msm<2>(sm, gpu, &res->b2_in, src[CZK_G16_B_G2], 0, zs, ni, j->d_bi, ch, &m1,
+                          sb, err));
+        TRY_STATUS(msm<2>(sm, gpu, &res->b2_aux, src[CZK_G16_B_G2], b_in, zs + ni, na, j->d_b,
+                          ch, &m2, sb, err));
         tally(m1);
         tally(m2);
         st->msm_b2_s = (m1.device_ms + m2.device_ms) * 1e-3;
@@ -923,18 +954,41 @@ czk_status open_streams(prove_state &ps, bool urgent, msm_priorities *pr, czk_er
     return CZK_OK;
 }
 
+/* The assignment's density bitmaps (A's aux, B's inputs, B's aux; NULL: none) and where
+ * each starts in the proof's device copy of them, in words; returns the words in all. */
+size_t density_layout(const czk_groth16_assignment *asg, size_t ni, size_t na,
+                      const uint64_t *host[3], size_t off[3])
+{
+    host[0] = asg->a_aux_density;
+    host[1] = asg->b_input_density;
+    host[2] = asg->b_aux_density;
+    const size_t bits_of[3] = {na, ni, na};
+    size_t words = 0;
+    for (int k = 0; k < 3; k++) {
+        off[k] = words;
+        if (host[k] != nullptr) words += (bits_of[k] + 63) / 64;
+    }
+    return words;
+}
+
 /*
  * The proof's device buffers from the pool, on the compute stream: a, b and c (in turn, c
  * lands in b's memory once a·b is formed), the witness unless it comes late, and a staging
  * buffer for each packed vector (opts.packed_abc, packed_aux), which is expanded on the
  * device: a, b, c on the compute stream before their transforms, the witness where it
  * becomes canonical. Packed copies go with the at-once order only (their staging buffers
- * are what the other orders save). The copies start once the buffers exist.
+ * are what the other orders save). Beside them the density bitmaps (proof_copies::densities).
+ * The copies start once the buffers exist.
  */
-czk_status alloc_buffers(prove_state &ps, const czk_gpu_prove_opts &o, size_t m, size_t ni,
-                         size_t na, bool in_turn, bool late, const czk_packed_vec *pv[4],
+czk_status alloc_buffers(prove_state &ps, const czk_gpu_prove_opts &o,
+                         const czk_groth16_assignment *asg, size_t m, size_t ni, size_t na,
+                         bool in_turn, bool late, const czk_packed_vec *pv[4],
                          czk_gpu_prove_stats *st, czk_err *err)
 {
+    const uint64_t *dh[3];
+    size_t doff[3];
+    const size_t dwords = density_layout(asg, ni, na, dh, doff);
+    if (dwords > 0) TRY_STATUS(ps.alloc(&ps.dd, (dwords * sizeof(uint64_t) + 31) / 32, err));
     TRY_STATUS(ps.alloc(&ps.da, m, err));
     TRY_STATUS(ps.alloc(&ps.db, m, err));
     if (!in_turn) TRY_STATUS(ps.alloc(&ps.dc, m, err));
@@ -982,6 +1036,25 @@ struct proof_copies {
             copied += na * fb;
         }
         CZK_CUDA_TRY(err, cudaEventRecord(ps.ev[EV_Z], ps.cs));
+        return CZK_OK;
+    }
+    /* The density bitmaps, once a proof and first: an MSM call that copied its own would
+     * queue behind the bases its section streams meanwhile, and a copy from pageable memory
+     * queued behind a, b and c would hold this thread until they land (0.16 s later H at
+     * 2^27 on an H200). */
+    czk_status densities(czk_err *err)
+    {
+        const uint64_t *dh[3];
+        size_t doff[3];
+        if (density_layout(asg, ni, na, dh, doff) == 0) return CZK_OK;
+        const size_t bits_of[3] = {na, ni, na};
+        for (int k = 0; k < 3; k++)
+            if (dh[k] != nullptr) {
+                const size_t w = (bits_of[k] + 63) / 64;
+                CZK_CUDA_TRY(err, cudaMemcpyAsync((uint64_t *)ps.dd + doff[k], dh[k], w * sizeof(uint64_t),
+                                                  cudaMemcpyHostToDevice, ps.cs));
+                copied += w * sizeof(uint64_t);
+            }
         return CZK_OK;
     }
     czk_status vector(int k, czk_err *err)
@@ -1050,6 +1123,7 @@ czk_status start_copies(proof_copies &cp, const int vorder[3], bool in_turn, boo
     prove_state &ps = cp.ps;
     const size_t fb = sizeof(czk_fr);
     const size_t rows = cp.rows;
+    TRY_STATUS(cp.densities(err));
     for (int i = 0; i < 3; i++) {
         const int k = vorder[i];
         if (in_turn && k == 2) break;
@@ -1225,7 +1299,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     }
 
     const czk_packed_vec *pv[4] = {nullptr, nullptr, nullptr, nullptr};
-    TRY_STATUS(alloc_buffers(ps, o, m, ni, na, in_turn, late, pv, &st, err));
+    TRY_STATUS(alloc_buffers(ps, o, asg, m, ni, na, in_turn, late, pv, &st, err));
 
     st.host_pinned = is_pinned(asg->a) && is_pinned(asg->b) && is_pinned(asg->c) &&
                      is_pinned(asg->aux);
@@ -1248,6 +1322,16 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     wj.asg = asg;
     for (int k = 0; k < CZK_G16_SECTIONS; k++) wj.src[k] = src[k];
     wj.zs = (const czk_scalar *)ps.dz;
+    {
+        const uint64_t *dh[3];
+        size_t doff[3];
+        if (density_layout(asg, ni, na, dh, doff) > 0) {
+            const uint64_t *dd = (const uint64_t *)ps.dd;
+            wj.d_a = bits{dh[0], dh[0] != nullptr ? dd + doff[0] : nullptr};
+            wj.d_bi = bits{dh[1], dh[1] != nullptr ? dd + doff[1] : nullptr};
+            wj.d_b = bits{dh[2], dh[2] != nullptr ? dd + doff[2] : nullptr};
+        }
+    }
     wj.ready = ps.ev[EV_ZC];
     wj.chunk = chunk;
     wj.scratch_cap = scratch_cap;
@@ -1288,7 +1372,7 @@ czk_status prove(czk_groth16_proof *out, int gpu, const czk_groth16_params *pk,
     /* 3. MSMs: H here, the witness MSMs on their thread (or here, after H). */
     czk_gpu_msm_stats mh;
     TRY_STATUS(msm<1>(ps.sm, gpu, &res.h, src[CZK_G16_H], 0, (const czk_scalar *)ps.da, h_len,
-                      nullptr, chunk, &mh, &st.srs_h2d_bytes, err));
+                      bits{}, chunk, &mh, &st.srs_h2d_bytes, err));
     st.msm_h_s = mh.device_ms * 1e-3;
     st.msm_calls = mh.calls;
     st.msm_cuts = mh.cuts;
