@@ -11,11 +11,12 @@
 #   bash bench/run.sh build TARGET...              only build what the targets run (no GPU
 #                                                  needed, the GPU targets' tree too)
 #   bash bench/run.sh stage TARGET...              build with the gpu preset and pack the
-#                                                  binaries for a device call (below)
+#                                                  binaries for a device call (below; one
+#                                                  or two targets fit in its 64 MiB)
 #
 # Targets ("no GPU" stops a GPU target before anything is built):
 #   msm     GPU  test_gpu_msm; bench_gpu_msm (--min-log 20 --max-log 27 --g2-log 24 --reps 5;
-#                --configs "W=21;R=131072" sweeps the tuning knobs); test_gpu_msm under
+#                --configs "-;W=21;R=131072" sweeps the tuning knobs); test_gpu_msm under
 #                compute-sanitizer memcheck at small sizes (RACE=1: racecheck too)
 #   ntt     GPU  test_gpu_ntt; bench_gpu_ntt (--sizes 24,26,27 --h 27 --reps 5 --check);
 #                memcheck and racecheck of the test at 2^12
@@ -46,7 +47,10 @@
 #   BUILD_DIR=DIR    a tree of its own for a variant, with CMAKE_ARGS="-DX=1 ..." (words
 #                    without spaces) added to `cmake --preset`, e.g. for an A/B of a switch:
 #                    BUILD_DIR=build-gpu-lean CMAKE_ARGS=-DCMAKE_CUDA_FLAGS=-DCZK_MSM_G1_LEAN=1
-#   OUT=DIR          logs and tables (default /tmp/czk-bench/TARGET-<time>)
+#                    (-DCMAKE_CUDA_FLAGS=-Xptxas=-v puts the kernels' registers and spills in
+#                    $OUT/build.log)
+#   OUT=DIR          logs and tables (default /tmp/czk-bench/TARGET-<time>, or build-<time>
+#                    and stage-<time>)
 #   LIMIT_S=S        every step ends within S seconds of the start (a device call's limit
 #                    less a margin, e.g. 570); a step with under 15 s left is skipped
 #   SANITIZE=0       no compute-sanitizer runs; NCU=1 adds Nsight Compute profiles (msm: the
@@ -87,7 +91,14 @@ is_in() { # WORD LIST...
     for x in "${@:2}"; do [ "$x" = "$1" ] && return 0; done
     return 1
 }
-have_gpu() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; }
+HAVE_GPU=
+have_gpu() { # nvidia-smi lists a GPU (asked once)
+    if [ -z "$HAVE_GPU" ]; then
+        HAVE_GPU=no
+        command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU ' && HAVE_GPU=yes
+    fi
+    [ "$HAVE_GPU" = yes ]
+}
 
 # The programs a target runs, and the preset that builds them.
 progs_of() {
@@ -200,9 +211,9 @@ step() {
             "$log" | tail -20 | sed 's/^/    /'
     fi
     local what="rc=$rc"
-    [ "$rc" -eq 124 ] && what="timed out after $t s"
+    [ "$rc" -eq 124 ] && what="timed out"
     [ "$kind" = test ] && [ "$rc" -eq 77 ] && what="skipped (rc=77)"
-    echo "$what $((SECONDS - t0)) s: $cmd" | tee -a "$SUM"
+    echo "$what, $((SECONDS - t0)) s: $cmd" | tee -a "$SUM"
     if [ "$rc" -ne 0 ] && ! { [ "$kind" = test ] && [ "$rc" -eq 77 ]; }; then FAILED=1; fi
     return "$rc"
 }
@@ -250,7 +261,9 @@ ncu_bin() {
 probe() {
     {
         echo "date: $(date -u +%FT%TZ)"
-        echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (modified)')"
+        if git rev-parse --short HEAD >/dev/null 2>&1; then
+            echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' (modified)')"
+        fi
         echo "host: $(uname -srm), $(nproc) CPUs"
         lscpu 2>/dev/null | grep -E '^(Model name|Socket|Thread|Core|NUMA node\(s\)|Flags)' | cut -c1-200
         free -g
@@ -490,8 +503,10 @@ main() {
     shift
     QUICK=${QUICK:-}
     [ "$QUICK" = 0 ] && QUICK=
-    [ "${1:-}" = --quick ] && { QUICK=1; shift; }
-    ARGS=("$@")
+    ARGS=()
+    for a in "$@"; do
+        if [ "$a" = --quick ]; then QUICK=1; else ARGS+=("$a"); fi
+    done
     [ -n "$QUICK" ] && small=(CZK_TEST_GPU_SMALL=1)
     for t in $TARGET; do progs_of "$t" >/dev/null; done
     if [ "$MODE" = run ]; then
@@ -518,7 +533,9 @@ main() {
         done
     fi
 
-    OUT=${OUT:-/tmp/czk-bench/$TARGET-$(date -u +%Y%m%d-%H%M%S)}
+    local name=$TARGET
+    [ "$MODE" = run ] || name=$MODE
+    OUT=${OUT:-/tmp/czk-bench/$name-$(date -u +%Y%m%d-%H%M%S)}
     mkdir -p "$OUT" || die "cannot make OUT=$OUT"
     OUT=$(cd "$OUT" && pwd)
     SUM=$OUT/summary.txt
@@ -545,16 +562,24 @@ main() {
             BUILD=$(dirname "$B") EXTRA="$progs" bash bench/scale_prep.sh || die "bench/scale_prep.sh failed"
             mkdir -p build-carry
             tar -C build-scale -cf - . | xz -T0 -6 >build-carry/bench.tar.xz || die "packing failed"
-            say "build-carry/bench.tar.xz: $(du -h build-carry/bench.tar.xz | cut -f1) (a device call carries 64 MiB)"
+            mib=$(($(stat -c %s build-carry/bench.tar.xz) / 1048576))
+            say "build-carry/bench.tar.xz: $mib MiB"
+            # Each program carries all the kernels (about 16 MiB, 5 packed): one or two
+            # targets fit in a call.
+            [ "$mib" -lt 64 ] || die "build-carry/bench.tar.xz is $mib MiB, over the 64 MiB a device" \
+                "call carries: stage fewer targets at a time"
             say "on the device: mkdir -p build-scale && tar -C build-scale -xJf build-carry/bench.tar.xz &&" \
                 "LIMIT_S=570 BIN=build-scale/bin bash bench/run.sh TARGET"
         done
         exit 0
     fi
 
-    exec > >(tee -a "$OUT/run.log") 2>&1
+    # Everything printed goes to run.log too; at exit the tee is given its end of file and
+    # waited for, so that the last lines are not lost.
+    exec 3>&1 4>&2 > >(tee -a "$OUT/run.log") 2>&1
+    TEE_PID=$!
     TMPW=$(mktemp -d /tmp/czk-bench-tmp.XXXXXX)
-    trap 'rm -rf "$TMPW"' EXIT
+    trap 'rm -rf "$TMPW"; exec 1>&3 2>&4; wait "$TEE_PID" 2>/dev/null || true' EXIT
     say "bench/run.sh $TARGET${QUICK:+ --quick}${ARGS[*]:+ ${ARGS[*]}}: logs in $OUT"
     probe
     binaries "$TARGET"
