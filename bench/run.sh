@@ -16,8 +16,9 @@
 #
 # Targets ("no GPU" stops a GPU target before anything is built):
 #   msm     GPU  test_gpu_msm; bench_gpu_msm (--min-log 20 --max-log 27 --g2-log 24 --reps 5;
-#                --configs "-;W=21;R=131072" sweeps the tuning knobs); test_gpu_msm under
-#                compute-sanitizer memcheck at small sizes (RACE=1: racecheck too)
+#                --configs "-;W=21;R=131072" sweeps the tuning knobs); the field probe
+#                (bench/probes); test_gpu_msm under compute-sanitizer memcheck at small
+#                sizes (RACE=1: racecheck too)
 #   ntt     GPU  test_gpu_ntt; bench_gpu_ntt (--sizes 24,26,27 --h 27 --reps 5 --check);
 #                memcheck and racecheck of the test at 2^12
 #   prove   GPU  test_gpu_prove, and test_engine and test_engine_fil, whose jobs go to the GPU
@@ -103,7 +104,7 @@ have_gpu() { # nvidia-smi lists a GPU (asked once)
 # The programs a target runs, and the preset that builds them.
 progs_of() {
     case $1 in
-        msm) echo test_gpu_msm bench_gpu_msm ;;
+        msm) echo test_gpu_msm bench_gpu_msm fr_mul_probe ;;
         ntt) echo test_gpu_ntt bench_gpu_ntt ;;
         prove) echo test_gpu_prove test_engine test_engine_fil bench_gpu_prove ;;
         setup) echo test_gpu_fixed_base test_gpu_setup bench_gpu_fixed_base ;;
@@ -150,6 +151,8 @@ build() {
     say "built in $((SECONDS - t0)) s into $B"
 }
 # binaries TARGET: B = the directory of the target's programs, built here unless BIN is set.
+# A tree built elsewhere may lack the probe, which is then skipped.
+OPTIONAL=(fr_mul_probe)
 binaries() {
     local progs p missing=
     progs=$(progs_of "$1")
@@ -162,11 +165,12 @@ binaries() {
             LD_LIBRARY_PATH=$(cd "$B/../lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
             export LD_LIBRARY_PATH
         fi
-        for p in $progs; do [ -x "$B/$p" ] || missing="$missing $p"; done
+        for p in $progs; do [ -x "$B/$p" ] || is_in "$p" "${OPTIONAL[@]}" || missing="$missing $p"; done
         [ -z "$missing" ] || die "BIN=$BIN lacks$missing (bash bench/run.sh build $1)"
         say "binaries from $B"
     fi
     for p in $progs; do
+        [ -x "$B/$p" ] || continue
         missing=$(ldd "$B/$p" 2>/dev/null | awk '/not found/ {print $1}' | sort -u | tr '\n' ' ')
         [ -z "$missing" ] || die "$B/$p cannot load $missing(bench/scale_prep.sh stages them)"
     done
@@ -292,7 +296,13 @@ t_msm() {
     else opts --min-log 20 --max-log 27 --g2-log 24 --reps 5
     fi
     step bench bench_gpu_msm 300 "$B/bench_gpu_msm" "${A[@]}"
-    recorded "MSM, GPU" "Field arithmetic, GPU"
+    recorded "MSM, GPU"
+    if [ -x "$B/fr_mul_probe" ]; then
+        step bench fr_mul_probe 120 "$B/fr_mul_probe"
+    else
+        echo "no fr_mul_probe in $B: the probe is skipped" | tee -a "$SUM"
+    fi
+    recorded "Field arithmetic, GPU"
     sanitize memcheck-msm 150 memcheck "$B/test_gpu_msm" CZK_TEST_GPU_SMALL=1
     [ -n "${RACE:-}" ] && sanitize racecheck-msm 200 racecheck "$B/test_gpu_msm" CZK_TEST_GPU_SMALL=1
     if [ -n "${NCU:-}" ] && [ -z "$QUICK" ]; then
