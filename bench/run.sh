@@ -62,7 +62,7 @@
 #                    runs (default /tmp/czk-bench-prove, /tmp/czk-bench-daemon)
 #
 # A device call (a build there costs minutes of device time): here
-#   bash bench/run.sh stage msm prove
+#   bash bench/run.sh stage msm ntt
 # (a CUDA build, then bench/scale_prep.sh's build-scale/ packed into build-carry/bench.tar.xz);
 # on the device, carry ["build-carry"] and run
 #   mkdir -p build-scale && tar -C build-scale -xJf build-carry/bench.tar.xz &&
