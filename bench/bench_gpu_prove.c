@@ -546,8 +546,9 @@ int main(int argc, char **argv)
     struct plan_variant forced[16];
     int nforced = 0;
     unsigned hogs = 0;
-    /* CZK_BENCH_PACK=1 is --pack (for bench/ab_run.sh's variants, which set environments);
-     * letters instead pack only those vectors (CZK_BENCH_PACK=b: b alone; a, b, c, w). */
+    /* CZK_BENCH_PACK=1 is --pack, for A/B runs that differ in their environment only
+     * (`CZK_BENCH_PACK=1 bash bench/run.sh prove`); letters instead pack only those vectors
+     * (CZK_BENCH_PACK=b: b alone; a, b, c, w). */
     int pack = 0;
     if (getenv("CZK_BENCH_PACK") != NULL) {
         const char *pv = getenv("CZK_BENCH_PACK");

@@ -13,8 +13,8 @@
  *         constant and run-time modulus
  * and Fp: fp_t as it is, with a run-time modulus, and as two passes.
  * Each kernel runs CHAINS independent dependent-multiply chains per thread; results of all
- * variants must agree bit for bit. Build: nvcc -O3 -std=c++17 -arch=sm_90
- * --expt-relaxed-constexpr -Iinclude -Isrc -Icuda bench/probes/fr_mul_probe.cu
+ * variants must agree bit for bit. The CMake target fr_mul_probe (a CUDA build with the
+ * benchmarks); `bash bench/run.sh msm` runs it.
  */
 #include <cstdio>
 #include <cstring>
