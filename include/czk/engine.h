@@ -108,8 +108,8 @@ CZK_API const char *czk_job_state_name(czk_job_state s); /* "queued", "running",
 /** Configuration; zero means the documented default for every field. */
 typedef struct czk_engine_config {
     const char *data_dir;  /* journal lives here; default "./czk-data" */
-    const char *param_dir; /* .params/.vk/.zkey; default $FIL_PROOFS_PARAMETER_CACHE or
-                              /var/tmp/filecoin-proof-parameters */
+    const char *param_dir; /* .params/.vk/.zkey; default /var/tmp/filecoin-proof-parameters
+                              (czkd fills in $FIL_PROOFS_PARAMETER_CACHE at start) */
     uint64_t memory_budget;        /* bytes; 0 = physical memory minus memory_margin */
     uint64_t memory_margin;        /* default 5 GiB (or 1/8 of memory when smaller) */
     uint64_t pinned_limit;         /* bytes of pinned pool; 0 = no limit beyond the budget */

@@ -29,15 +29,17 @@ CZK_API czk_status czk_parent_cache_name(const czk_sdr_graph *g,
                                          char out[CZK_PARENT_CACHE_NAME_SIZE], czk_err *err);
 
 /**
- * The parent-cache directory, as rust-fil-proofs resolves it: $FIL_PROOFS_PARENT_CACHE,
- * else $FIL_PROOFS_CACHE_DIR followed by "filecoin-parents", else
- * /var/tmp/filecoin-parents. CZK_EINVAL if it does not fit in `cap` bytes.
+ * The parent-cache directory, as rust-fil-proofs resolves it from its two settings (which
+ * a program reads from $FIL_PROOFS_PARENT_CACHE and $FIL_PROOFS_CACHE_DIR where it starts;
+ * NULL or empty: unset): parent_cache, else cache_dir followed by "filecoin-parents",
+ * else /var/tmp/filecoin-parents. CZK_EINVAL if it does not fit in `cap` bytes.
  */
-CZK_API czk_status czk_parent_cache_dir(char *out, size_t cap, czk_err *err);
+CZK_API czk_status czk_parent_cache_dir(const char *parent_cache, const char *cache_dir,
+                                        char *out, size_t cap, czk_err *err);
 
-/** The parent-cache directory joined with the graph's file name. */
-CZK_API czk_status czk_parent_cache_path(const czk_sdr_graph *g, char *out, size_t cap,
-                                         czk_err *err);
+/** Directory `dir` (czk_parent_cache_dir) joined with the graph's file name. */
+CZK_API czk_status czk_parent_cache_path(const czk_sdr_graph *g, const char *dir, char *out,
+                                         size_t cap, czk_err *err);
 
 /** The SHA-256 digest rust-fil-proofs' parent_cache.json records for a cache file name
  *  (with or without the directory and ".cache"), or NULL when it records none. The

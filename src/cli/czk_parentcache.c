@@ -97,14 +97,17 @@ int czk_cli_parent_cache(int argc, char **argv)
         fprintf(stderr, "czk parent-cache: %s\n", err.msg);
         goto done;
     }
-    char name[CZK_PARENT_CACHE_NAME_SIZE], path[4096];
+    char name[CZK_PARENT_CACHE_NAME_SIZE], path[4096], dir[4096];
     if (czk_parent_cache_name(g, name, &err) != CZK_OK) {
         fprintf(stderr, "czk parent-cache: %s\n", err.msg);
         goto done;
     }
     if (out != NULL) {
         snprintf(path, sizeof path, "%s", out);
-    } else if (czk_parent_cache_path(g, path, sizeof path, &err) != CZK_OK) {
+    } else if (czk_parent_cache_dir(getenv("FIL_PROOFS_PARENT_CACHE"),
+                                    getenv("FIL_PROOFS_CACHE_DIR"), dir, sizeof dir,
+                                    &err) != CZK_OK ||
+               czk_parent_cache_path(g, dir, path, sizeof path, &err) != CZK_OK) {
         fprintf(stderr, "czk parent-cache: %s\n", err.msg);
         goto done;
     }

@@ -346,7 +346,6 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in, 
     czk_engine *e = czk_calloc(1, sizeof *e);
     if (e == NULL) return czk_err_set(err, CZK_ENOMEM, "out of memory");
     const char *pd = cfg.param_dir;
-    if (pd == NULL || pd[0] == '\0') pd = getenv("FIL_PROOFS_PARAMETER_CACHE");
     if (pd == NULL || pd[0] == '\0') pd = "/var/tmp/filecoin-proof-parameters";
     snprintf(e->data_dir, sizeof e->data_dir, "%s",
              cfg.data_dir && cfg.data_dir[0] ? cfg.data_dir : "./czk-data");

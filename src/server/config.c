@@ -363,6 +363,18 @@ czk_status czk__config_load_env(czk_daemon_config *c, czk_err *err)
         czk_status st = set_opt(c, &opts[i], v, &e);
         if (st != CZK_OK) return czk_err_set(err, st, "environment %s: %s", name, e.msg);
     }
+    /* rust-fil-proofs' own setting, where czk's leaves the parameter directory unset. */
+    const char *fil = getenv("FIL_PROOFS_PARAMETER_CACHE");
+    if ((c->param_dir == NULL || c->param_dir[0] == '\0') && fil != NULL && fil[0] != '\0') {
+        for (size_t i = 0; i < NOPTS; i++) {
+            if (strcmp(opts[i].section, "daemon") != 0 || strcmp(opts[i].key, "param_dir") != 0)
+                continue;
+            czk_err e;
+            czk_status st = set_opt(c, &opts[i], fil, &e);
+            if (st != CZK_OK)
+                return czk_err_set(err, st, "environment FIL_PROOFS_PARAMETER_CACHE: %s", e.msg);
+        }
+    }
     return CZK_OK;
 }
 

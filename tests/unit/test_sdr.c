@@ -536,27 +536,30 @@ static void test_cache_names(void)
 static void test_cache_dir(void)
 {
     char dir[256];
-    unsetenv("FIL_PROOFS_PARENT_CACHE");
-    unsetenv("FIL_PROOFS_CACHE_DIR");
-    CHECK_STATUS(czk_parent_cache_dir(dir, sizeof dir, NULL), CZK_OK);
+    CHECK_STATUS(czk_parent_cache_dir(NULL, NULL, dir, sizeof dir, NULL), CZK_OK);
     CHECK(strcmp(dir, "/var/tmp/filecoin-parents") == 0);
-    setenv("FIL_PROOFS_CACHE_DIR", "/srv/cache/", 1);
-    CHECK_STATUS(czk_parent_cache_dir(dir, sizeof dir, NULL), CZK_OK);
+    CHECK_STATUS(czk_parent_cache_dir("", "", dir, sizeof dir, NULL), CZK_OK);
+    CHECK(strcmp(dir, "/var/tmp/filecoin-parents") == 0);
+    CHECK_STATUS(czk_parent_cache_dir(NULL, "/srv/cache/", dir, sizeof dir, NULL), CZK_OK);
     CHECK(strcmp(dir, "/srv/cache/filecoin-parents") == 0);
-    setenv("FIL_PROOFS_PARENT_CACHE", "/data/parents", 1);
-    CHECK_STATUS(czk_parent_cache_dir(dir, sizeof dir, NULL), CZK_OK);
+    CHECK_STATUS(czk_parent_cache_dir("/data/parents", "/srv/cache/", dir, sizeof dir, NULL),
+                 CZK_OK);
     CHECK(strcmp(dir, "/data/parents") == 0);
-    CHECK_STATUS(czk_parent_cache_dir(dir, 5, NULL), CZK_EINVAL);
+    CHECK_STATUS(czk_parent_cache_dir("/data/parents", NULL, dir, 5, NULL), CZK_EINVAL);
     czk_sdr_graph *g = graph_for(CZK_SEAL_StackedDrg2KiBV1);
     if (g != NULL) {
         char path[256];
-        CHECK_STATUS(czk_parent_cache_path(g, path, sizeof path, NULL), CZK_OK);
-        CHECK(strcmp(path, "/data/parents/v28-sdr-parent-3f0eef38bb48af1f48ad65e14eb85b4ebfc167c"
-                           "ec18cd81764f6d998836c9899.cache") == 0);
+        const char *name = "v28-sdr-parent-3f0eef38bb48af1f48ad65e14eb85b4ebfc167c"
+                           "ec18cd81764f6d998836c9899.cache";
+        CHECK_STATUS(czk_parent_cache_path(g, "/data/parents", path, sizeof path, NULL), CZK_OK);
+        CHECK(strcmp(path + strlen("/data/parents/"), name) == 0);
+        CHECK(strncmp(path, "/data/parents/", strlen("/data/parents/")) == 0);
+        /* a directory given with its trailing slash gets no second one */
+        CHECK_STATUS(czk_parent_cache_path(g, "/data/parents/", path, sizeof path, NULL), CZK_OK);
+        CHECK(strncmp(path, "/data/parents/v28", 17) == 0);
+        CHECK_STATUS(czk_parent_cache_path(g, "/data/parents", path, 20, NULL), CZK_EINVAL);
         czk_sdr_graph_destroy(g);
     }
-    unsetenv("FIL_PROOFS_PARENT_CACHE");
-    unsetenv("FIL_PROOFS_CACHE_DIR");
 }
 
 /* Generate the 2 KiB and 8 MiB caches into a scratch directory and compare the file's

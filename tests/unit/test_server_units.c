@@ -132,6 +132,21 @@ static void test_config_defaults_and_file(void)
     CHECK_MSG(strstr(err.msg, "CZKD_SYNTHESIS_THREADS"), "%s", err.msg);
     unsetenv("CZKD_DAEMON_LISTEN");
     unsetenv("CZKD_SYNTHESIS_THREADS");
+    /* rust-fil-proofs' FIL_PROOFS_PARAMETER_CACHE fills param_dir only where czk's own
+     * settings leave it empty. */
+    setenv("FIL_PROOFS_PARAMETER_CACHE", "/srv/fil-params", 1);
+    czk__config_set(&c, "daemon", "param_dir", "", NULL);
+    CHECK_STATUS(czk__config_load_env(&c, &err), CZK_OK);
+    CHECK(c.param_dir != NULL && strcmp(c.param_dir, "/srv/fil-params") == 0);
+    czk__config_set(&c, "daemon", "param_dir", "/etc/czk/params", NULL);
+    CHECK_STATUS(czk__config_load_env(&c, &err), CZK_OK);
+    CHECK(strcmp(c.param_dir, "/etc/czk/params") == 0);
+    setenv("CZKD_DAEMON_PARAM_DIR", "/mnt/params", 1);
+    czk__config_set(&c, "daemon", "param_dir", "", NULL);
+    CHECK_STATUS(czk__config_load_env(&c, &err), CZK_OK);
+    CHECK(strcmp(c.param_dir, "/mnt/params") == 0);
+    unsetenv("CZKD_DAEMON_PARAM_DIR");
+    unsetenv("FIL_PROOFS_PARAMETER_CACHE");
 
     /* A dump never shows the token. */
     czk__config_set(&c, "daemon", "auth_token", "s3cret", NULL);

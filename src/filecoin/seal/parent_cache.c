@@ -102,18 +102,17 @@ czk_status czk_parent_cache_name(const czk_sdr_graph *g, char out[CZK_PARENT_CAC
     return CZK_OK;
 }
 
-czk_status czk_parent_cache_dir(char *out, size_t cap, czk_err *err)
+czk_status czk_parent_cache_dir(const char *parent_cache, const char *cache_dir, char *out,
+                                size_t cap, czk_err *err)
 {
-    /* rust-fil-proofs settings.rs: the `parent_cache` setting, which the environment
-     * overrides as FIL_PROOFS_PARENT_CACHE; its default is cache("filecoin-parents"),
-     * i.e. $FIL_PROOFS_CACHE_DIR (default "/var/tmp/") with the name appended as is. */
-    const char *dir = getenv("FIL_PROOFS_PARENT_CACHE");
+    /* rust-fil-proofs settings.rs: the `parent_cache` setting (FIL_PROOFS_PARENT_CACHE); its
+     * default is cache("filecoin-parents"), i.e. the `cache_dir` setting
+     * (FIL_PROOFS_CACHE_DIR, default "/var/tmp/") with the name appended as is. */
     int n;
-    if (dir != NULL && dir[0] != '\0') {
-        n = snprintf(out, cap, "%s", dir);
+    if (parent_cache != NULL && parent_cache[0] != '\0') {
+        n = snprintf(out, cap, "%s", parent_cache);
     } else {
-        const char *base = getenv("FIL_PROOFS_CACHE_DIR");
-        if (base == NULL) base = "/var/tmp/";
+        const char *base = cache_dir != NULL && cache_dir[0] != '\0' ? cache_dir : "/var/tmp/";
         n = snprintf(out, cap, "%sfilecoin-parents", base);
     }
     if (n < 0 || (size_t)n >= cap)
@@ -122,13 +121,16 @@ czk_status czk_parent_cache_dir(char *out, size_t cap, czk_err *err)
     return CZK_OK;
 }
 
-czk_status czk_parent_cache_path(const czk_sdr_graph *g, char *out, size_t cap, czk_err *err)
+czk_status czk_parent_cache_path(const czk_sdr_graph *g, const char *dir, char *out, size_t cap,
+                                 czk_err *err)
 {
     char name[CZK_PARENT_CACHE_NAME_SIZE];
     czk_status s = czk_parent_cache_name(g, name, err);
     if (s != CZK_OK) return s;
-    s = czk_parent_cache_dir(out, cap, err);
-    if (s != CZK_OK) return s;
+    if (dir == NULL) return czk_err_set(err, CZK_EINVAL, "parent cache: no directory");
+    int d = snprintf(out, cap, "%s", dir);
+    if (d < 0 || (size_t)d >= cap)
+        return czk_err_set(err, CZK_EINVAL, "parent cache path longer than %zu bytes", cap);
     size_t len = strlen(out);
     int n = snprintf(out + len, cap - len, "%s%s", len > 0 && out[len - 1] == '/' ? "" : "/", name);
     if (n < 0 || (size_t)n >= cap - len)
