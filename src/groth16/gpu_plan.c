@@ -17,12 +17,15 @@
  * T: the NTT's twiddle tables (2V when its top level is whole), S: one MSM call's scratch
  * (czk_gpu_msm_scratch_bound), B: a streaming thread's two copy buffers. What the peak leaves
  * holds the resident sections. Each candidate (order, MSM call size, tables) gets an
- * estimated proof time, the longer of copies and compute plus part of the shorter, plus
- * the measured costs of what it gives up (COSTS below), and the least wins.
+ * estimated proof time from measured costs (COSTS below): the H step, bounded by the copies
+ * of a, b, c; then the MSMs, where each thread's streamed bases and its arithmetic overlap,
+ * and the two threads overlap each other only in the orders that run them side by side;
+ * and the fixed costs of each MSM call a chunk size adds. The least wins.
  */
 #include "czk/gpu.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,22 +33,25 @@
 #define MIB (1ull << 20)
 
 /*
- * Costs of the plan's choices at a 2^27 domain on an H200, scaled linearly by the domain
- * (from the figures in src/groth16/gpu_prove.cu and cuda/ntt.cu's comments):
+ * Costs of the plan's choices, measured on an H200 at a 2^27 domain (bench_gpu_prove
+ * --plan, one proof at a time, and czkd on the real path), scaled linearly by the domain:
  *   COMPUTE_S      a partition with nothing streamed: 1.16 s back to back
- *   NO_OVERLAP_S   witness MSMs after the H MSM: 1810 against 1727 ms a proof
+ *   H_FIXED        the H step beyond the copies of a, b, c: H ready after 0.337 s with
+ *                  12.9 GB copied at 55 GB/s; in turn c's copy waits for a·b (0.412 s)
+ *   H_MSM, W_MSM   the H MSM's and the witness MSMs' arithmetic, resident: 0.766 and
+ *                  0.254 s (the H MSM's grows as calls of 2^j run windows of j − 4 bits
+ *                  instead of 22); W_BESIDE what the witness MSMs add beside H (0.127 s)
  *   SPLIT_TABLES_S split top twiddle level: H step 284.8 against 274.9 ms
- *   MSM_S          all of a partition's MSM work (H 765 ms, the witness's about 250 ms); a
- *                  call of 2^k scalars runs windows of k − 4 bits instead of 22, which
- *                  costs that work (22 / (k − 4) − 1) times more additions
- *   COPY_EXPOSED   the share of the shorter of copies and compute that the longer one
- *                  does not hide (a chunk's copy waits for the buffer its MSM frees; the
- *                  MSM waits for the chunk's copy): an estimate until the streamed plans
- *                  are measured (bench/RESULTS.md)
+ *   CALL_S         the fixed costs of one more MSM call (classification, window
+ *                  reductions, two host round trips; not scaled): at 16 GiB, 33 calls
+ *                  of 2^24 against 63 of 2^23 cost 0.43 s more (2.525 against 2.964 s)
+ * The model gives 1.23 s a call for the whole GPU (measured 1.229 s), 1.69 s at 24 GiB
+ * (1.92 s, measured while the density copies still held the H step 0.16 s), 2.26 s at
+ * 16 GiB (2.346 s on the real path) and 2.33 s at 12 GiB (2.392 s): about 5 % under.
  */
 static const struct {
-    double compute_s, no_overlap_s, split_tables_s, msm_s, copy_exposed;
-} COSTS = {1.16, 0.083, 0.010, 1.0, 0.25};
+    double compute_s, h_fixed, h_msm, w_msm, w_beside, split_tables_s, call_s;
+} COSTS = {1.16, 0.100, 0.766, 0.254, 0.127, 0.010, 0.015};
 
 /* The least and the largest MSM call the planner cuts to (below 2^20 the windows shrink
  * and per-call overheads dominate; above 2^24 a call's scratch outgrows most cards). */
@@ -222,23 +228,44 @@ static bool fill(czk_gpu_plan *p, const shape_sizes *z, const candidate *c, uint
     return false;
 }
 
+/* MSM calls of a proof in calls of `chunk` G1 bases (0: whole; G2 calls hold half the bases,
+ * and a sparse section's calls at most four times as many scalars as bases:
+ * src/groth16/gpu_prove.cu, msm). */
+static double msm_calls(const shape_sizes *z, size_t chunk)
+{
+    if (chunk == 0) return 8.0;
+    const double ch = (double)chunk, na = (double)z->n_aux;
+    const double b1 = fmax(ceil((double)z->sec_len[CZK_G16_B_G1] / ch), ceil(na / (4 * ch)));
+    const double b2 = fmax(ceil((double)z->sec_len[CZK_G16_B_G2] / (ch / 2)), ceil(na / (2 * ch)));
+    return ceil((double)z->m / ch) + ceil(na / ch) + 1 + ceil((double)z->sec_len[CZK_G16_A] / ch) +
+           1 + b1 + 1 + b2;
+}
+
 static double estimate(const czk_gpu_plan *p, const shape_sizes *z, const candidate *c,
                        double gbps, double compute_s)
 {
-    const double bw = gbps * 1e9;
-    double copy = (double)(p->streamed_bytes + p->copy_bytes) / bw;
-    double t = copy > compute_s ? copy + COSTS.copy_exposed * compute_s
-                                : compute_s + COSTS.copy_exposed * copy;
-    if (!order_overlap(c->order)) t += COSTS.no_overlap_s * z->scale;
+    const double bw = gbps * 1e9, k = compute_s / COSTS.compute_s;
+    const double h_streamed =
+        (double)(z->sec_len[CZK_G16_H] - p->resident[CZK_G16_H]) * sizeof(czk_g1_affine);
+    const double w_streamed = (double)p->streamed_bytes - h_streamed;
+    /* The H step: a, b and c's copies, then the transforms the last copy waits for. */
+    double t = 3.0 * (double)z->V / bw + COSTS.h_fixed * k;
     if (order_in_turn(c->order)) t += (double)z->V / bw;
-    if (order_late(c->order)) t += (double)z->Z / bw;
     if (!c->whole_tables) t += COSTS.split_tables_s * z->scale;
+    /* A call of 2^j scalars runs windows of j − 4 bits instead of 22: more additions. */
+    double windows = 1.0;
     if (c->chunk != 0 && c->chunk < z->m) {
-        const unsigned k = log2_floor64(c->chunk);
-        const double w = k > 26 ? 22.0 : (double)k - 4.0;
-        t += COSTS.msm_s * z->scale * (22.0 / w - 1.0);
+        const unsigned j = log2_floor64(c->chunk);
+        if (j < 26) windows = 22.0 / ((double)j - 4.0);
     }
-    return t;
+    const double hc = COSTS.h_msm * k * windows, wc = COSTS.w_msm * k;
+    if (order_overlap(c->order)) {
+        t += fmax(hc + COSTS.w_beside * k, (h_streamed + w_streamed) / bw);
+    } else {
+        t += fmax(hc, h_streamed / bw) + fmax(wc, w_streamed / bw);
+        if (order_late(c->order)) t += (double)z->Z / bw;
+    }
+    return t + COSTS.call_s * (msm_calls(z, c->chunk) - msm_calls(z, 0));
 }
 
 czk_status czk_gpu_plan_make(czk_gpu_plan *out, const czk_groth16_params *shape, uint64_t budget,
