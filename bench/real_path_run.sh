@@ -193,6 +193,13 @@ run_limit() { # LIMIT HOW (limit | ballast)
   fi
   await_all "$tag" "${ids[@]}"
   scrape "$W/metrics-$tag-1.txt"
+  if [ "$with_win" = 1 ]; then
+    # The WinningPoSt's own events (queued, synthesis, GPU, verified): where its time went.
+    local wjob
+    wjob=$(grep "\"circuit\":\"winning-$id\"" "$W/timeline-$tag.jsonl" | tail -1 |
+      sed -n 's/.*"job":"\([^"]*\)".*/\1/p')
+    [ -n "$wjob" ] && grep "\"job\":\"$wjob\"" "$W/timeline-$tag.jsonl" > "$OUT/win-events-$tag.jsonl"
+  fi
   local ok fails
   ok=$(verify_all "$tag" porep "$(vk_of "porep-$id")" "$N_POREP")
   fails=$(for k in $(seq 1 "$N_POREP"); do awk '{print $2}' "$W/done-$tag-$k.txt"; done | grep -vc '^0$')
