@@ -24,6 +24,7 @@
 #include "czk/pool.h"
 #include "czk/porep.h"
 #include "czk/poseidon.h"
+#include "count.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -308,11 +309,8 @@ static czk_status count_synth(const czk_porep_config *cfg, czk_cs_counts *out, c
     czk_porep_circuit_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.config = *cfg;
-    czk_cs_config cc;
-    memset(&cc, 0, sizeof cc);
-    cc.mode = CZK_CS_COUNT;
-    czk_cs *cs = NULL;
-    czk_status s = czk_cs_create(&cs, &cc, err);
+    czk_cs *cs;
+    czk_status s = czk__count_begin(&cs, err);
     if (s != CZK_OK) return s;
     czk_porep_circuit(cs, &ctx);
     s = czk_cs_finish(cs, err);
@@ -509,11 +507,6 @@ czk_status czk_circuit_porep_count(int seal_proof, czk_circuit_info *out, czk_er
     czk_cs_counts c;
     s = czk_porep_count(&cfg, &c, err);
     if (s != CZK_OK) return s;
-    out->constraints = c.n_constraints;
-    out->inputs = c.n_inputs;
-    out->aux = c.n_aux;
-    out->a_aux_density = c.a_aux_density;
-    out->b_input_density = c.b_input_density;
-    out->b_aux_density = c.b_aux_density;
+    czk__circuit_info_of(out, &c);
     return CZK_OK;
 }

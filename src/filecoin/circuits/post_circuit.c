@@ -10,6 +10,7 @@
 
 #include "czk/pool.h"
 #include "czk/post.h"
+#include "count.h"
 
 static const struct {
     const char *name;
@@ -245,24 +246,11 @@ czk_status czk_post_proof_for_size(uint64_t sector_size, bool winning, czk_post_
 
 czk_status czk_post_count(const czk_post_params *p, czk_circuit_info *out, czk_err *err)
 {
-    czk_cs_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.mode = CZK_CS_COUNT;
-    czk_cs *cs = NULL;
-    czk_status s = czk_cs_create(&cs, &cfg, err);
+    czk_cs *cs;
+    czk_status s = czk__count_begin(&cs, err);
     if (s != CZK_OK) return s;
     (void)czk_post_synthesize(cs, p, NULL);
-    s = czk_cs_finish(cs, err);
-    czk_cs_counts c;
-    czk_cs_get_counts(cs, &c);
-    czk_cs_destroy(cs);
-    out->constraints = c.n_constraints;
-    out->inputs = c.n_inputs;
-    out->aux = c.n_aux;
-    out->a_aux_density = c.a_aux_density;
-    out->b_input_density = c.b_input_density;
-    out->b_aux_density = c.b_aux_density;
-    return s;
+    return czk__count_end(cs, out, err);
 }
 
 czk_status czk_post_count_fast(const czk_post_params *p, czk_circuit_info *out, czk_err *err)

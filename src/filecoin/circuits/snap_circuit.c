@@ -13,6 +13,7 @@
 #include "czk/poseidon.h"
 #include "czk/seal_proof.h"
 #include "czk/snap.h"
+#include "count.h"
 
 /* ------------------------------------------------------------------------------------ */
 /* Parameters (constants.rs, vanilla.rs PublicParams::from_sector_size)                  */
@@ -506,11 +507,8 @@ static czk_status count_with(const czk_snap_params *p, unsigned challenges, czk_
 {
     czk_snap_params q = *p;
     q.challenge_count = challenges;
-    czk_cs_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.mode = CZK_CS_COUNT;
-    czk_cs *cs = NULL;
-    czk_status s = czk_cs_create(&cs, &cfg, NULL);
+    czk_cs *cs;
+    czk_status s = czk__count_begin(&cs, NULL);
     if (s != CZK_OK) return s;
     (void)czk_snap_synthesize(cs, &q, NULL);
     s = czk_cs_finish(cs, NULL);
@@ -636,24 +634,11 @@ czk_status czk_snap_circuit(czk_cs *cs, void *ctx)
 
 czk_status czk_snap_count(const czk_snap_params *p, czk_circuit_info *out, czk_err *err)
 {
-    czk_cs_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.mode = CZK_CS_COUNT;
-    czk_cs *cs = NULL;
-    czk_status s = czk_cs_create(&cs, &cfg, err);
+    czk_cs *cs;
+    czk_status s = czk__count_begin(&cs, err);
     if (s != CZK_OK) return s;
     (void)czk_snap_synthesize(cs, p, NULL);
-    s = czk_cs_finish(cs, err);
-    czk_cs_counts c;
-    czk_cs_get_counts(cs, &c);
-    czk_cs_destroy(cs);
-    out->constraints = c.n_constraints;
-    out->inputs = c.n_inputs;
-    out->aux = c.n_aux;
-    out->a_aux_density = c.a_aux_density;
-    out->b_input_density = c.b_input_density;
-    out->b_aux_density = c.b_aux_density;
-    return s;
+    return czk__count_end(cs, out, err);
 }
 
 czk_status czk_circuit_snap_count(int seal_proof, czk_circuit_info *out, czk_err *err)
