@@ -410,7 +410,12 @@ czk_status czk_engine_preload(czk_engine *e, const char *circuit_id, bool *alrea
     pthread_mutex_unlock(&e->mu);
     uint64_t t0 = czk_clock_us();
     st = czk__params_load(pe, &gen.gen, e->pool, err);
-    if (st == CZK_OK) czk__budget_prewarm(e, pe);
+    pthread_mutex_lock(&e->mu);
+    e->params_bytes -= est;
+    pe->bytes = st == CZK_OK ? czk__params_size(pe) : 0;
+    e->params_bytes += pe->bytes;
+    pthread_mutex_unlock(&e->mu);
+    czk__budget_gen_finish(&gen, st);
     /* A preload also makes the key resident on every GPU (HOT), while the entry is still
      * LOADING: no job can use it and no evict can drop it meanwhile. Jobs of parameters
      * loaded on demand upload them lazily in gpu_prove instead. */
@@ -432,7 +437,7 @@ czk_status czk_engine_preload(czk_engine *e, const char *circuit_id, bool *alrea
     }
     uint64_t dt = czk_clock_us() - t0;
     pthread_mutex_lock(&e->mu);
-    e->params_bytes -= est;
+    e->params_bytes -= pe->bytes;
     czk__budget_load_ended(e, pe, st, dt);
     pthread_cond_broadcast(&e->cv_work);
     pthread_mutex_unlock(&e->mu);

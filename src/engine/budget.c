@@ -137,25 +137,58 @@ uint64_t czk__budget_part_bytes(const czk_engine *e, const czk__params *pe)
  * cudaHostAlloc takes about 0.5 s per GiB and holds the CUDA driver's lock meanwhile,
  * stalling every proof in the process: measured on the H200, the first 32 GiB PoRep
  * partition held the GPU 35 s instead of 1.6 s while the next four buffers were allocated,
- * and a WinningPoSt submitted then took 22 s. As many buffers as the budget has room for,
- * at most one per synthesis worker and two per GPU. (mu not held)
+ * and a WinningPoSt submitted then took 22 s. As many buffers as the budget has room for
+ * (the loading set charged at its file's size), at most one per synthesis worker and two
+ * per GPU, less those already idle. (mu not held)
  */
-void czk__budget_prewarm(czk_engine *e, const czk__params *pe)
+uint64_t czk__budget_prewarm(czk_engine *e, const czk__params *pe)
 {
-    if (!e->use_gpu || e->pinned.disabled) return;
+    if (!e->use_gpu || e->pinned.disabled) return 0;
     uint64_t need = czk__budget_part_bytes(e, pe);
-    if (need <= CZK__EXPRESS_MAX_BYTES) return;
+    if (need <= CZK__EXPRESS_MAX_BYTES) return 0;
     pthread_mutex_lock(&e->mu);
     uint64_t used = czk__budget_used(e);
     uint64_t room = used < e->budget_total ? e->budget_total - used : 0;
     pthread_mutex_unlock(&e->mu);
     uint64_t k = room / need, want = e->n_synth_workers + 2 * (uint64_t)e->ngpus;
+    uint64_t idle = czk__pinned_count_fit(&e->pinned, need);
+    want = want > idle ? want - idle : 0;
     if (k > want) k = want;
-    if (k == 0) return;
+    if (k == 0) return 0;
     uint64_t t0 = czk_clock_us();
     size_t made = czk__pinned_prewarm(&e->pinned, (size_t)need, (size_t)k);
     CZK_LOG_INFO("pinned pool warmed", "circuit=%s buffers=%zu bytes_each=%" PRIu64 " ms=%" PRIu64,
                  pe->id, made, need, (czk_clock_us() - t0) / 1000u);
+    return (uint64_t)made * ((need + 4095) & ~(uint64_t)4095);
+}
+
+/* The load's buffers, page-locked while its points are read and decoded: at 2^27 that
+ * takes as long as the file's read (two 16 GiB buffers, about 27 s on the H200). */
+static void *prewarm_main(void *arg)
+{
+    czk__budget_gen_ctx *c = arg;
+    c->warmed = czk__budget_prewarm(c->e, c->pe);
+    return NULL;
+}
+
+static void prewarm_start(void *arg)
+{
+    czk__budget_gen_ctx *c = arg;
+    if (c->warming || !c->e->use_gpu || c->e->pinned.disabled) return;
+    c->warming = pthread_create(&c->warm, NULL, prewarm_main, c) == 0;
+}
+
+void czk__budget_gen_finish(czk__budget_gen_ctx *c, czk_status st)
+{
+    bool warmed = c->warming;
+    if (c->warming) pthread_join(c->warm, NULL);
+    c->warming = false;
+    if (st != CZK_OK) {
+        if (c->warmed > 0) czk__pinned_shrink(&c->e->pinned, c->warmed);
+        c->warmed = 0;
+        return;
+    }
+    if (!warmed) c->warmed = czk__budget_prewarm(c->e, c->pe);
 }
 
 void czk__budget_load_ended(czk_engine *e, czk__params *pe, czk_status st, uint64_t dt_us)
@@ -177,9 +210,13 @@ void czk__budget_load_ended(czk_engine *e, czk__params *pe, czk_status st, uint6
 /* What czk__params_load needs for pe: test parameters, and with GPUs a plan on each
  * within its limit less what the other loaded sets keep there, leaving room for the
  * largest working memory of their proofs (mu held). */
-void czk__budget_gen_fill(const czk_engine *e, const czk__params *pe, czk__budget_gen_ctx *c)
+void czk__budget_gen_fill(czk_engine *e, const czk__params *pe, czk__budget_gen_ctx *c)
 {
     memset(c, 0, sizeof *c);
+    c->e = e;
+    c->pe = pe;
+    c->gen.planned = prewarm_start;
+    c->gen.planned_arg = c;
     c->gen.test = e->test_params;
     c->gen.gpus = e->gpu_ordinals;
     c->gen.ngpus = e->ngpus;

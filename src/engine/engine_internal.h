@@ -78,6 +78,8 @@ uint64_t czk__pinned_shrink(czk__pinned_pool *pp, uint64_t want);
 uint64_t czk__pinned_free_bytes(czk__pinned_pool *pp);
 /** An idle pooled buffer of at least n bytes exists. */
 bool czk__pinned_has_fit(czk__pinned_pool *pp, size_t n);
+/** How many idle buffers hold n bytes. */
+size_t czk__pinned_count_fit(czk__pinned_pool *pp, size_t n);
 
 typedef struct czk__pinned_stats {
     uint64_t total_bytes, free_bytes, allocations, reuses, fallbacks, frees;
@@ -138,6 +140,10 @@ typedef struct czk__params_gen {
     const uint64_t *gpu_budget;
     const uint64_t *other_working;
     const double *h2d_gbps;
+    /* Called once the plans are made, before the points are read: the engine page-locks
+     * the partition buffers meanwhile (NULL: nothing). */
+    void (*planned)(void *arg);
+    void *planned_arg;
 } czk__params_gen;
 
 /**
@@ -544,8 +550,9 @@ uint64_t czk__budget_part_base_bytes(const czk__params *pe);
 bool czk__budget_part_packs(const czk_engine *e, const czk__params *pe);
 /** Bytes a partition's buffer takes (and its budget reservation). */
 uint64_t czk__budget_part_bytes(const czk_engine *e, const czk__params *pe);
-/** Page-lock the buffers a newly loaded pe needs now, with GPUs (mu not held). */
-void czk__budget_prewarm(czk_engine *e, const czk__params *pe);
+/** Page-lock the buffers a newly loaded pe needs now, with GPUs (mu not held); returns
+ * the bytes it page-locked. */
+uint64_t czk__budget_prewarm(czk_engine *e, const czk__params *pe);
 /** A load of pe has ended with st after dt_us: the entry is LOADED, its bytes counted and
  * its time recorded, or COLD again (mu held). */
 void czk__budget_load_ended(czk_engine *e, czk__params *pe, czk_status st, uint64_t dt_us);
@@ -553,9 +560,18 @@ void czk__budget_load_ended(czk_engine *e, czk__params *pe, czk_status st, uint6
 typedef struct czk__budget_gen_ctx {
     czk__params_gen gen;
     uint64_t budget[CZK_GPU_MAX], other[CZK_GPU_MAX];
+    /* The buffers warmed beside the load (czk__budget_prewarm on a thread of its own). */
+    czk_engine *e;
+    const czk__params *pe;
+    pthread_t warm;
+    bool warming;
+    uint64_t warmed;
 } czk__budget_gen_ctx;
 /** Fill c for a load of pe (mu held). */
-void czk__budget_gen_fill(const czk_engine *e, const czk__params *pe, czk__budget_gen_ctx *c);
+void czk__budget_gen_fill(czk_engine *e, const czk__params *pe, czk__budget_gen_ctx *c);
+/** After the load of c (mu not held): wait for the buffers warmed beside it, then warm
+ * those that did not start (a load without a plan); after a failed load give them back. */
+void czk__budget_gen_finish(czk__budget_gen_ctx *c, czk_status st);
 
 /* job.c: the job table, a job's life, building one from a request, snapshots. */
 /** s as a quoted log value: quotes, backslashes and control bytes become '?'. */

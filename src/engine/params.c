@@ -136,6 +136,12 @@ static czk_status params_load_planned(czk__params *pe, const czk__params_gen *ge
                 pe->tail[k] = (uint8_t *)m + off[k];
         }
     }
+    /* The plans decide the partitions' buffers (packed or not): the engine may page-lock
+     * them while the points are read. */
+    if (st == CZK_OK) {
+        pe->planned = true;
+        if (gen->planned != NULL) gen->planned(gen->planned_arg);
+    }
     for (int k = 0; k < CZK_G16_SECTIONS && st == CZK_OK; k++) {
         czk_groth16_section sec = (czk_groth16_section)k;
         size_t n = len[k] - pe->tail_first[k];
@@ -199,6 +205,7 @@ static czk_status params_load_planned(czk__params *pe, const czk__params_gen *ge
         for (size_t g = 0; g < ng; g++) czk_gpu_srs_destroy(srs[g]);
         tail_free(pe);
         czk_groth16_params_free(&pe->pk);
+        pe->planned = false;
         return st;
     }
     for (size_t g = 0; g < ng; g++) {
@@ -207,7 +214,6 @@ static czk_status params_load_planned(czk__params *pe, const czk__params_gen *ge
         czk_gpu_plan_format(&pe->plan[g], &pe->pk, line, sizeof line);
         CZK_LOG_INFO("parameters planned", "circuit=%s gpu=%d %s", pe->id, gen->gpus[g], line);
     }
-    pe->planned = true;
     return CZK_OK;
 }
 

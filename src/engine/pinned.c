@@ -231,6 +231,16 @@ bool czk__pinned_has_fit(czk__pinned_pool *pp, size_t n)
     return fit;
 }
 
+size_t czk__pinned_count_fit(czk__pinned_pool *pp, size_t n)
+{
+    n = (n + 4095) & ~(size_t)4095;
+    size_t k = 0;
+    pthread_mutex_lock(&pp->mu);
+    for (size_t i = 0; i < pp->n_free; i++) k += pp->free_list[i].n >= n;
+    pthread_mutex_unlock(&pp->mu);
+    return k;
+}
+
 void czk__pinned_get_stats(czk__pinned_pool *pp, czk__pinned_stats *out)
 {
     pthread_mutex_lock(&pp->mu);

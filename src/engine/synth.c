@@ -269,16 +269,14 @@ void *czk__synth_main(void *arg)
             czk_pool_set_cancel(&cancel);
             pthread_mutex_lock(&e->mu);
             e->params_bytes -= est;
-            if (st == CZK_OK) {
-                /* The real size now, so that the warm-up sees the budget's true room;
-                 * the entry stays LOADING meanwhile, so no partition competes with it. */
-                pe->bytes = czk__params_size(pe);
-                e->params_bytes += pe->bytes;
-                pthread_mutex_unlock(&e->mu);
-                czk__budget_prewarm(e, pe);
-                pthread_mutex_lock(&e->mu);
-                e->params_bytes -= pe->bytes;
-            }
+            /* The real size now, so that a warm-up after the load sees the budget's true
+             * room; the entry stays LOADING meanwhile, so no partition competes with it. */
+            pe->bytes = st == CZK_OK ? czk__params_size(pe) : 0;
+            e->params_bytes += pe->bytes;
+            pthread_mutex_unlock(&e->mu);
+            czk__budget_gen_finish(&gen, st);
+            pthread_mutex_lock(&e->mu);
+            e->params_bytes -= pe->bytes;
             uint64_t dt = czk_clock_us() - t0;
             e->busy_workers--;
             czk__budget_load_ended(e, pe, st, dt);
