@@ -133,11 +133,9 @@ uint64_t czk__budget_part_bytes(const czk_engine *e, const czk__params *pe)
 
 /*
  * GPU engines: page-lock the partition buffers a newly loaded parameter set will need now,
- * while it is still LOADING, rather than when its first partitions are synthesized.
- * cudaHostAlloc takes about 0.5 s per GiB and holds the CUDA driver's lock meanwhile,
- * stalling every proof in the process: measured on the H200, the first 32 GiB PoRep
- * partition held the GPU 35 s instead of 1.6 s while the next four buffers were allocated,
- * and a WinningPoSt submitted then took 22 s. As many buffers as the budget has room for
+ * while it is still LOADING, rather than when its first partitions are synthesized:
+ * registering memory with the driver holds its lock (0.4 s for 16 GiB), stalling the
+ * proofs' copies meanwhile. As many buffers as the budget has room for
  * (the loading set charged at its file's size), at most one per synthesis worker and two
  * per GPU, less those already idle. (mu not held)
  */
@@ -162,8 +160,7 @@ uint64_t czk__budget_prewarm(czk_engine *e, const czk__params *pe)
     return (uint64_t)made * ((need + 4095) & ~(uint64_t)4095);
 }
 
-/* The load's buffers, page-locked while its points are read and decoded: at 2^27 that
- * takes as long as the file's read (two 16 GiB buffers, about 27 s on the H200). */
+/* The load's buffers, page-locked while its points are read and decoded. */
 static void *prewarm_main(void *arg)
 {
     czk__budget_gen_ctx *c = arg;

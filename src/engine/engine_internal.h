@@ -30,7 +30,7 @@
 /* ------------------------------------------------------------------------------------ */
 
 typedef enum czk__pin_how {
-    CZK__PIN_CUDA = 0, /* czk_gpu_host_alloc */
+    CZK__PIN_CUDA = 0, /* anonymous mmap, faulted in, czk_gpu_host_register'ed */
     CZK__PIN_MLOCK = 1, /* anonymous mmap, mlock'ed */
     CZK__PIN_MMAP = 2,  /* anonymous mmap, mlock refused (still pooled, but pageable) */
     CZK__PIN_HEAP = 3,  /* fallback: ordinary memory, freed at checkin */
@@ -47,7 +47,7 @@ typedef struct czk__pinned_pool {
     czk__pinned_buf *free_list;
     size_t n_free, cap_free;
     uint64_t limit;        /* pooled bytes allowed (0: no limit) */
-    bool use_gpu;          /* czk_gpu_host_alloc rather than mmap + mlock */
+    bool use_gpu;          /* page-locked for the GPU (czk_gpu_host_register), not mlock'ed */
     bool disabled;         /* pageable_buffers: every checkout is a heap fallback */
     bool mlock_warned;
     uint64_t total_bytes;  /* pooled bytes allocated, free or checked out */
