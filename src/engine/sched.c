@@ -63,6 +63,15 @@ size_t czk__sched_best_express(czk__part **q, size_t n)
     return best;
 }
 
+/* czk__sched_best among the partitions the express lane does not take. */
+size_t czk__sched_best_ordinary(czk__part **q, size_t n)
+{
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < n; i++)
+        if (!czk__sched_express(q[i]) && (best == SIZE_MAX || part_before(q[i], q[best]))) best = i;
+    return best;
+}
+
 /* Remove entry i keeping the others' order (the finalizer's queue is FIFO). */
 void czk__sched_remove(czk__part **q, size_t *n, size_t i)
 {

@@ -215,7 +215,7 @@ void *czk__synth_main(void *arg)
         if (e->stopping) break;
         size_t bi = e->draining ? SIZE_MAX
                     : express     ? czk__sched_best_express(e->synth_q, e->n_synth_q)
-                                  : czk__sched_best(e->synth_q, e->n_synth_q);
+                                  : czk__sched_best_ordinary(e->synth_q, e->n_synth_q);
         if (bi == SIZE_MAX) {
             czk__sched_timed_wait(&e->cv_work, &e->mu, 1000);
             continue;

@@ -1553,6 +1553,49 @@ static void test_express_lane(void)
     czk_engine_destroy(e);
 }
 
+/*
+ * Where an express lane exists only it takes its partitions: an ordinary GPU prover that
+ * took a WinningPoSt's partition queued it for the GPU behind the 32 GiB proofs (14.4 s
+ * on the H200 at 16 GiB). A small CRITICAL partition is the express lane's, a large or a
+ * NORMAL one the ordinary workers'; before its parameters load, a CRITICAL one is express.
+ */
+static void test_sched_lanes(void)
+{
+    czk__params small, big;
+    memset(&small, 0, sizeof small);
+    memset(&big, 0, sizeof big);
+    small.state = big.state = CZK__PE_LOADED;
+    small.pk.log_m = 19;
+    small.pk.n_aux = 375210;
+    big.pk.log_m = 27;
+    big.pk.n_aux = 130169893;
+    czk__job jn, jc, jw;
+    memset(&jn, 0, sizeof jn);
+    memset(&jc, 0, sizeof jc);
+    memset(&jw, 0, sizeof jw);
+    jn.prio = CZK_PRIO_NORMAL;
+    jn.seq = 1;
+    jn.params = &big;
+    jc.prio = CZK_PRIO_CRITICAL;
+    jc.seq = 2;
+    jc.params = &small;
+    jw.prio = CZK_PRIO_CRITICAL; /* a WindowPoSt: CRITICAL, but 2^27 */
+    jw.seq = 3;
+    jw.params = &big;
+    czk__part pn = {.job = &jn}, pc = {.job = &jc}, pw = {.job = &jw};
+    czk__part *q[3] = {&pn, &pc, &pw};
+    CHECK(czk__sched_express(&pc) && !czk__sched_express(&pn) && !czk__sched_express(&pw));
+    CHECK(czk__sched_best(q, 3) == 1);
+    CHECK(czk__sched_best_express(q, 3) == 1);
+    CHECK(czk__sched_best_ordinary(q, 3) == 2);
+    CHECK(czk__sched_best_ordinary(q, 2) == 0);
+    CHECK(czk__sched_best_ordinary(&q[1], 1) == SIZE_MAX);
+    small.state = CZK__PE_COLD;
+    CHECK(czk__sched_express(&pc));
+    jc.prio = CZK_PRIO_HIGH;
+    CHECK(!czk__sched_express(&pc) && czk__sched_best_ordinary(&q[1], 1) == 0);
+}
+
 int main(void)
 {
     czk_test_seed();
@@ -1562,6 +1605,7 @@ int main(void)
     RUNW(test_concurrent_100);
     RUNW(test_priority);
     RUNW(test_express_lane);
+    RUN(test_sched_lanes);
     RUNW(test_dedup);
     RUNW(test_retry_and_forget);
     RUNW(test_stored_integrity);
