@@ -416,13 +416,16 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in, 
      * GPU engine's pool feeds the devices and stays at normal priority. */
     st = czk_pool_create_nice(&e->pool, cfg.synthesis_threads, e->use_gpu ? 0 : e->synth_nice,
                               err);
+    if (st == CZK_OK && !e->use_gpu)
+        st = czk_pool_create_nice(&e->express_pool, cfg.synthesis_threads, 0, err);
     if (st != CZK_OK) goto fail;
     st = recover(e, err);
     if (st != CZK_OK) goto fail;
 
-    /* CPU backend: one prover (it uses every core through the pool). GPU: per device. */
+    /* CPU backend: one prover (it uses every core through the pool) and the express one
+     * (on the express pool). GPU: per device, and one express prover per device. */
     unsigned per = cfg.gpu_workers_per_device ? cfg.gpu_workers_per_device : 2;
-    e->n_express_prove_workers = e->use_gpu ? (unsigned)ng : 0;
+    e->n_express_prove_workers = e->use_gpu ? (unsigned)ng : 1;
     e->n_prove_workers = (e->use_gpu ? per * (unsigned)ng : 1) + e->n_express_prove_workers;
     /* Auto: one synthesis worker per 16 GiB of budget (a 32 GiB PoRep partition's a/b/c
      * and witness take about that), 2 to 16. Idle workers cost nothing: admission is by
@@ -479,7 +482,7 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in, 
         if (pv->gpu >= 0)
             snprintf(pv->name, sizeof pv->name, "gpu%d%s", pv->gpu, pv->express ? "-express" : "");
         else
-            snprintf(pv->name, sizeof pv->name, "cpu");
+            snprintf(pv->name, sizeof pv->name, "cpu%s", pv->express ? "-express" : "");
     }
     if (pthread_create(&e->ev_thread, NULL, czk__events_main, e) != 0) {
         st = czk_err_set(err, CZK_ERESOURCE, "cannot start the event thread");
@@ -513,6 +516,7 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in, 
 fail:
     czk__journal_close(e->journal);
     czk_pool_destroy(e->pool);
+    czk_pool_destroy(e->express_pool);
     synth_pools_free(e);
     czk__pinned_destroy(&e->pinned);
     for (czk__job *j = e->jobs, *nx; j != NULL; j = nx) {
@@ -664,6 +668,7 @@ void czk_engine_destroy(czk_engine *e)
     czk__pinned_destroy(&e->pinned);
     czk__journal_close(e->journal);
     czk_pool_destroy(e->pool);
+    czk_pool_destroy(e->express_pool);
     synth_pools_free(e);
     for (size_t g = 0; g < e->ngpus; g++) czk__sched_gpu_lock_destroy(&e->gpu_mu[g]);
     czk_free(e->gpu_mu);

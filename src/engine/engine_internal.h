@@ -454,6 +454,9 @@ struct czk_engine {
     pthread_mutex_t drain_mu;  /* one drain at a time */
 
     czk_pool *pool;
+    /* The CPU back end's express prover's threads, at normal priority (the math pool runs
+     * at synthesis.nice there), so that a WinningPoSt does not wait for a PoRep proof. */
+    czk_pool *express_pool;
     /* One pool per synthesis worker: a partition's independent sections (a PoRep
      * partition's challenges) are synthesized on its threads. */
     czk_pool **synth_pools;

@@ -150,9 +150,12 @@ void *czk__prove_main(void *arg)
     int cancel = 0; /* czk__job_part_hold / czk__job_part_cancel */
     czk_pool_set_cancel(&cancel);
     /* The CPU back end proves on every core: below the threads that answer the API (a
-     * status call must not wait behind a 12 s proof), as synthesis is. A GPU prover's
-     * thread stays at normal priority: it feeds the device. */
-    if (pv->gpu < 0) czk_thread_lower_priority(e->synth_nice);
+     * status call must not wait behind a 12 s proof), as synthesis is; its express prover
+     * stays above them, on a pool of its own, so that a WinningPoSt takes the cores from
+     * the proof in progress. A GPU prover's thread stays at normal priority: it feeds the
+     * device. */
+    if (pv->gpu < 0 && !pv->express) czk_thread_lower_priority(e->synth_nice);
+    czk_pool *cpu_pool = pv->gpu < 0 && pv->express ? e->express_pool : e->pool;
     pthread_mutex_lock(&e->mu);
     for (;;) {
         if (e->stopping) break;
@@ -213,7 +216,7 @@ void *czk__prove_main(void *arg)
                                        &err);
             }
         } else {
-            st = czk_groth16_prove(&p->proof, &pe->pk, &asg, NULL, NULL, e->pool, NULL, &err);
+            st = czk_groth16_prove(&p->proof, &pe->pk, &asg, NULL, NULL, cpu_pool, NULL, &err);
         }
         p->t_prove_end = czk_clock_us();
 

@@ -1542,6 +1542,8 @@ static void test_express_lane(void)
     czk_job_info done;
     CHECK_STATUS(czk_engine_await(e, crit, 60000, &done, NULL), CZK_OK);
     CHECK(done.state == CZK_JOB_DONE && proof_valid(&done));
+    CHECK_MSG(strcmp(done.assigned_gpu, czk_gpu_count() > 0 ? "gpu0-express" : "cpu-express") == 0,
+              "proved by %s", done.assigned_gpu);
     czk_job_info_clear(&done);
     for (int i = 0; i < N; i++) {
         czk_job_info one;
@@ -1551,6 +1553,94 @@ static void test_express_lane(void)
     }
     pthread_mutex_destroy(&rec.mu);
     czk_engine_destroy(e);
+}
+
+/*
+ * The CPU back end's express lane: a CRITICAL small job submitted while a NORMAL proof is
+ * on the CPU is proved at once by "cpu-express", on its own pool, and is done while that
+ * proof is still running (a single CPU prover made a WinningPoSt wait for it).
+ */
+static void on_prove_start(void *ctx, const czk_job_event *ev)
+{
+    synth_rec *r = ctx;
+    if (ev->type != CZK_EV_GPU_START) return;
+    pthread_mutex_lock(&r->mu);
+    snprintf(r->worker, sizeof r->worker, "%s", ev->worker);
+    pthread_mutex_unlock(&r->mu);
+}
+
+static void test_cpu_express_lane(void)
+{
+    /* t3: a NORMAL proof that keeps the CPU prover busy for seconds. */
+    czk_r1cs r3;
+    czk_fr *z3 = random_circuit(&r3, 2, 1u << 16, 5);
+    char path[400];
+    snprintf(path, sizeof path, "%s/t3.zkey", param_dir);
+    czk_groth16_vk vk3;
+    czk_err err;
+    CHECK_STATUS(czk_groth16_setup_zkey(path, &r3, &vk3, NULL, NULL, NULL, &err), CZK_OK);
+    czk_groth16_vk_free(&vk3);
+    size_t w3_len = 0;
+    uint8_t *w3 = wtns_bytes(z3, r3.n_inputs + r3.n_aux, &w3_len);
+    czk_r1cs_free(&r3);
+    czk_free(z3);
+
+    char dd[400];
+    new_data_dir(dd, sizeof dd);
+    czk_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.data_dir = dd;
+    cfg.param_dir = param_dir;
+    cfg.synthesis_threads = 2;
+    cfg.gpu_mode = 1; /* the CPU back end, with or without a GPU */
+    czk_engine *e = NULL;
+    CHECK_STATUS(czk_engine_create(&e, &cfg, &err), CZK_OK);
+    if (e == NULL) {
+        czk_free(w3);
+        return;
+    }
+    czk_job_request big = circom_req(NULL, w3, w3_len, CZK_PRIO_NORMAL);
+    big.circuit = "t3";
+    czk_job_info info;
+    CHECK_STATUS(czk_engine_submit(e, &big, &info, &err), CZK_OK);
+    char big_id[CZK_JOB_ID_MAX];
+    snprintf(big_id, sizeof big_id, "%s", info.job_id);
+    synth_rec rec;
+    memset(&rec, 0, sizeof rec);
+    pthread_mutex_init(&rec.mu, NULL);
+    uint64_t wh = 0;
+    CHECK_STATUS(czk_engine_watch(e, big_id, on_prove_start, &rec, &wh, &err), CZK_OK);
+    bool proving = false;
+    for (int k = 0; k < 6000 && !proving; k++) {
+        pthread_mutex_lock(&rec.mu);
+        proving = rec.worker[0] != '\0';
+        pthread_mutex_unlock(&rec.mu);
+        if (!proving) usleep(5000);
+    }
+    CHECK_MSG(proving, "the NORMAL job never reached its prover");
+    czk_engine_unwatch(e, wh);
+    CHECK_MSG(strcmp(rec.worker, "cpu") == 0, "the NORMAL job is proved by '%s'", rec.worker);
+
+    czk_job_request crit = circom_req(NULL, wtns_good, wtns_good_len, CZK_PRIO_CRITICAL);
+    CHECK_STATUS(czk_engine_submit(e, &crit, &info, &err), CZK_OK);
+    czk_job_info done;
+    CHECK_STATUS(czk_engine_await(e, info.job_id, 60000, &done, &err), CZK_OK);
+    CHECK(done.state == CZK_JOB_DONE && proof_valid(&done));
+    CHECK_MSG(strcmp(done.assigned_gpu, "cpu-express") == 0, "CRITICAL proved by %s",
+              done.assigned_gpu);
+    czk_job_info_clear(&done);
+    czk_job_info one;
+    CHECK_STATUS(czk_engine_get(e, big_id, false, &one, &err), CZK_OK);
+    CHECK_MSG(one.state == CZK_JOB_RUNNING && one.partitions_proved == 0,
+              "the NORMAL proof ended before the CRITICAL job (state %s)",
+              czk_job_state_name(one.state));
+    czk_job_info_clear(&one);
+    CHECK_STATUS(czk_engine_await(e, big_id, 120000, &one, &err), CZK_OK);
+    CHECK(one.state == CZK_JOB_DONE);
+    czk_job_info_clear(&one);
+    pthread_mutex_destroy(&rec.mu);
+    czk_engine_destroy(e);
+    czk_free(w3);
 }
 
 /*
@@ -1606,6 +1696,7 @@ int main(void)
     RUNW(test_priority);
     RUNW(test_express_lane);
     RUN(test_sched_lanes);
+    RUNW(test_cpu_express_lane);
     RUNW(test_dedup);
     RUNW(test_retry_and_forget);
     RUNW(test_stored_integrity);
