@@ -138,7 +138,8 @@ static void winning_2k(bool packed)
     CHECK_MSG(info.state == CZK_JOB_DONE, "state %s: %s", czk_job_state_name(info.state),
               info.error_message);
     /* At CRITICAL, the express lane's prover; at NORMAL, an ordinary one. */
-    const char *prover = czk_gpu_count() == 0 ? "cpu" : packed ? "gpu0" : "gpu0-express";
+    const char *prover = czk_gpu_count() == 0 ? (packed ? "cpu" : "cpu-express")
+                         : packed ? "gpu0" : "gpu0-express";
     CHECK_MSG(strcmp(info.assigned_gpu, prover) == 0, "proved on %s, not %s", info.assigned_gpu,
               prover);
     if (packed && czk_gpu_count() > 0) {
@@ -200,7 +201,7 @@ static void winning_2k(bool packed)
                   czk_job_state_name(info.state), info.error_message);
         /* Admitted into a heap buffer without the pack area, and proved by the express
          * lane's prover, which alone takes such partitions where it exists. */
-        CHECK_MSG(strcmp(info.assigned_gpu, czk_gpu_count() > 0 ? "gpu0-express" : "cpu") == 0,
+        CHECK_MSG(strcmp(info.assigned_gpu, czk_gpu_count() > 0 ? "gpu0-express" : "cpu-express") == 0,
                   "express: proved on %s", info.assigned_gpu);
         czk_job_info_clear(&info);
         req.priority = CZK_PRIO_NORMAL;
