@@ -402,20 +402,9 @@ czk_status czk_engine_preload(czk_engine *e, const char *circuit_id, bool *alrea
     uint64_t est = (uint64_t)sb.st_size;
     /* make room if we can; an explicit preload loads regardless */
     (void)czk__budget_fit(e, est, false);
-    pe->state = CZK__PE_LOADING;
-    pe->bytes = est;
-    e->params_bytes += est;
-    czk__budget_gen_ctx gen;
-    czk__budget_gen_fill(e, pe, &gen);
-    pthread_mutex_unlock(&e->mu);
     uint64_t t0 = czk_clock_us();
-    st = czk__params_load(pe, &gen.gen, e->pool, err);
-    pthread_mutex_lock(&e->mu);
-    e->params_bytes -= est;
-    pe->bytes = st == CZK_OK ? czk__params_size(pe) : 0;
-    e->params_bytes += pe->bytes;
+    st = czk__budget_load(e, pe, est, err);
     pthread_mutex_unlock(&e->mu);
-    czk__budget_gen_finish(&gen, st);
     /* A preload also makes the key resident on every GPU (HOT), while the entry is still
      * LOADING: no job can use it and no evict can drop it meanwhile. Jobs of parameters
      * loaded on demand upload them lazily in gpu_prove instead. */
@@ -437,7 +426,6 @@ czk_status czk_engine_preload(czk_engine *e, const char *circuit_id, bool *alrea
     }
     uint64_t dt = czk_clock_us() - t0;
     pthread_mutex_lock(&e->mu);
-    e->params_bytes -= pe->bytes;
     czk__budget_load_ended(e, pe, st, dt);
     pthread_cond_broadcast(&e->cv_work);
     pthread_mutex_unlock(&e->mu);

@@ -139,7 +139,7 @@ uint64_t czk__budget_part_bytes(const czk_engine *e, const czk__params *pe)
  * (the loading set charged at its file's size), at most one per synthesis worker and two
  * per GPU, less those already idle. (mu not held)
  */
-uint64_t czk__budget_prewarm(czk_engine *e, const czk__params *pe)
+static uint64_t prewarm(czk_engine *e, const czk__params *pe)
 {
     if (!e->use_gpu || e->pinned.disabled) return 0;
     uint64_t need = czk__budget_part_bytes(e, pe);
@@ -160,22 +160,36 @@ uint64_t czk__budget_prewarm(czk_engine *e, const czk__params *pe)
     return (uint64_t)made * ((need + 4095) & ~(uint64_t)4095);
 }
 
+/* What czk__params_load needs for a set (test parameters, each GPU's room for a plan), and
+ * the buffers warmed beside the load on a thread of its own. */
+typedef struct gen_ctx {
+    czk__params_gen gen;
+    uint64_t budget[CZK_GPU_MAX], other[CZK_GPU_MAX];
+    czk_engine *e;
+    const czk__params *pe;
+    pthread_t warm;
+    bool warming;
+    uint64_t warmed;
+} gen_ctx;
+
 /* The load's buffers, page-locked while its points are read and decoded. */
 static void *prewarm_main(void *arg)
 {
-    czk__budget_gen_ctx *c = arg;
-    c->warmed = czk__budget_prewarm(c->e, c->pe);
+    gen_ctx *c = arg;
+    c->warmed = prewarm(c->e, c->pe);
     return NULL;
 }
 
 static void prewarm_start(void *arg)
 {
-    czk__budget_gen_ctx *c = arg;
+    gen_ctx *c = arg;
     if (c->warming || !c->e->use_gpu || c->e->pinned.disabled) return;
     c->warming = pthread_create(&c->warm, NULL, prewarm_main, c) == 0;
 }
 
-void czk__budget_gen_finish(czk__budget_gen_ctx *c, czk_status st)
+/* After the load of c (mu not held): wait for the buffers warmed beside it, then warm those
+ * that did not start (a load without a plan); after a failed load give them back. */
+static void gen_finish(gen_ctx *c, czk_status st)
 {
     bool warmed = c->warming;
     if (c->warming) pthread_join(c->warm, NULL);
@@ -185,29 +199,13 @@ void czk__budget_gen_finish(czk__budget_gen_ctx *c, czk_status st)
         c->warmed = 0;
         return;
     }
-    if (!warmed) c->warmed = czk__budget_prewarm(c->e, c->pe);
-}
-
-void czk__budget_load_ended(czk_engine *e, czk__params *pe, czk_status st, uint64_t dt_us)
-{
-    if (st != CZK_OK) {
-        pe->state = CZK__PE_COLD;
-        pe->bytes = 0;
-        return;
-    }
-    pe->bytes = czk__params_size(pe);
-    e->params_bytes += pe->bytes;
-    pe->state = CZK__PE_LOADED;
-    pe->load_ms = dt_us / 1000u;
-    pe->loads++;
-    pe->last_used_ms = czk_unix_ms();
-    czk__hist_add(&e->hist[CZK__ST_PARAMS], (double)dt_us / 1e6);
+    if (!warmed) c->warmed = prewarm(c->e, c->pe);
 }
 
 /* What czk__params_load needs for pe: test parameters, and with GPUs a plan on each
  * within its limit less what the other loaded sets keep there, leaving room for the
  * largest working memory of their proofs (mu held). */
-void czk__budget_gen_fill(czk_engine *e, const czk__params *pe, czk__budget_gen_ctx *c)
+static void gen_fill(czk_engine *e, const czk__params *pe, gen_ctx *c)
 {
     memset(c, 0, sizeof *c);
     c->e = e;
@@ -232,3 +230,43 @@ void czk__budget_gen_fill(czk_engine *e, const czk__params *pe, czk__budget_gen_
         c->budget[g] = e->gpu_limit[g] > held ? e->gpu_limit[g] - held : 0;
     }
 }
+
+czk_status czk__budget_load(czk_engine *e, czk__params *pe, uint64_t est, czk_err *err)
+{
+    pe->state = CZK__PE_LOADING;
+    pe->bytes = est;
+    e->params_bytes += est;
+    gen_ctx gen;
+    gen_fill(e, pe, &gen);
+    pthread_mutex_unlock(&e->mu);
+    czk_status st = czk__params_load(pe, &gen.gen, e->pool, err);
+    pthread_mutex_lock(&e->mu);
+    e->params_bytes -= est;
+    /* The real size now, so that a warm-up after the load sees the budget's true room; the
+     * entry stays LOADING meanwhile, so no partition competes with it. */
+    pe->bytes = st == CZK_OK ? czk__params_size(pe) : 0;
+    e->params_bytes += pe->bytes;
+    pthread_mutex_unlock(&e->mu);
+    gen_finish(&gen, st);
+    pthread_mutex_lock(&e->mu);
+    e->params_bytes -= pe->bytes;
+    pe->bytes = 0;
+    return st;
+}
+
+void czk__budget_load_ended(czk_engine *e, czk__params *pe, czk_status st, uint64_t dt_us)
+{
+    if (st != CZK_OK) {
+        pe->state = CZK__PE_COLD;
+        pe->bytes = 0;
+        return;
+    }
+    pe->bytes = czk__params_size(pe);
+    e->params_bytes += pe->bytes;
+    pe->state = CZK__PE_LOADED;
+    pe->load_ms = dt_us / 1000u;
+    pe->loads++;
+    pe->last_used_ms = czk_unix_ms();
+    czk__hist_add(&e->hist[CZK__ST_PARAMS], (double)dt_us / 1e6);
+}
+

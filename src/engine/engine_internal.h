@@ -556,28 +556,15 @@ uint64_t czk__budget_part_base_bytes(const czk__params *pe);
 bool czk__budget_part_packs(const czk_engine *e, const czk__params *pe);
 /** Bytes a partition's buffer takes (and its budget reservation). */
 uint64_t czk__budget_part_bytes(const czk_engine *e, const czk__params *pe);
-/** Page-lock the buffers a newly loaded pe needs now, with GPUs (mu not held); returns
- * the bytes it page-locked. */
-uint64_t czk__budget_prewarm(czk_engine *e, const czk__params *pe);
 /** A load of pe has ended with st after dt_us: the entry is LOADED, its bytes counted and
  * its time recorded, or COLD again (mu held). */
 void czk__budget_load_ended(czk_engine *e, czk__params *pe, czk_status st, uint64_t dt_us);
-/** What czk__params_load needs for pe: test parameters, and each GPU's room for a plan. */
-typedef struct czk__budget_gen_ctx {
-    czk__params_gen gen;
-    uint64_t budget[CZK_GPU_MAX], other[CZK_GPU_MAX];
-    /* The buffers warmed beside the load (czk__budget_prewarm on a thread of its own). */
-    czk_engine *e;
-    const czk__params *pe;
-    pthread_t warm;
-    bool warming;
-    uint64_t warmed;
-} czk__budget_gen_ctx;
-/** Fill c for a load of pe (mu held). */
-void czk__budget_gen_fill(czk_engine *e, const czk__params *pe, czk__budget_gen_ctx *c);
-/** After the load of c (mu not held): wait for the buffers warmed beside it, then warm
- * those that did not start (a load without a plan); after a failed load give them back. */
-void czk__budget_gen_finish(czk__budget_gen_ctx *c, czk_status st);
+/**
+ * Load pe, charged at est bytes meanwhile, with its partition buffers warmed beside it
+ * (mu held on entry and return, released during the load). pe is LOADING on return, its
+ * bytes charged to nothing: czk__budget_load_ended counts them.
+ */
+czk_status czk__budget_load(czk_engine *e, czk__params *pe, uint64_t est, czk_err *err);
 
 /* job.c: the job table, a job's life, building one from a request, snapshots. */
 /** s as a quoted log value: quotes, backslashes and control bytes become '?'. */

@@ -251,32 +251,16 @@ void *czk__synth_main(void *arg)
                 czk__sched_timed_wait(&e->cv_work, &e->mu, 1000);
                 continue;
             }
-            pe->state = CZK__PE_LOADING;
-            pe->bytes = est;
-            e->params_bytes += est;
             czk__events_emit(e, j, CZK_EV_PARAMS_LOADING, -1, name, "%s", pe->path);
             e->busy_workers++;
-            czk__budget_gen_ctx gen;
-            czk__budget_gen_fill(e, pe, &gen);
-            pthread_mutex_unlock(&e->mu);
             czk_err err;
             czk_err_clear(&err);
             uint64_t t0 = czk_clock_us();
             /* A load is not cancelled: test parameters made in memory write their .vk, which
              * must never come from a transform cut short. */
             czk_pool_set_cancel(NULL);
-            czk_status st = czk__params_load(pe, &gen.gen, e->pool, &err);
+            czk_status st = czk__budget_load(e, pe, est, &err);
             czk_pool_set_cancel(&cancel);
-            pthread_mutex_lock(&e->mu);
-            e->params_bytes -= est;
-            /* The real size now, so that a warm-up after the load sees the budget's true
-             * room; the entry stays LOADING meanwhile, so no partition competes with it. */
-            pe->bytes = st == CZK_OK ? czk__params_size(pe) : 0;
-            e->params_bytes += pe->bytes;
-            pthread_mutex_unlock(&e->mu);
-            czk__budget_gen_finish(&gen, st);
-            pthread_mutex_lock(&e->mu);
-            e->params_bytes -= pe->bytes;
             uint64_t dt = czk_clock_us() - t0;
             e->busy_workers--;
             czk__budget_load_ended(e, pe, st, dt);
