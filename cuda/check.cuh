@@ -26,4 +26,12 @@ czk_status czk__cuda_fail(czk_err *err, cudaError_t e, const char *what, const c
 /* After every kernel launch: launch-configuration errors surface here. */
 #define CZK_CUDA_TRY_LAUNCH(err) CZK_CUDA_TRY(err, cudaGetLastError())
 
+/* A czk call inside the CUDA code: its failure returns from the enclosing function (the
+ * czk_err already says what failed). */
+#define TRY_STATUS(expr)                                                                       \
+    do {                                                                                       \
+        czk_status s_ = (expr);                                                                \
+        if (s_ != CZK_OK) return s_;                                                           \
+    } while (0)
+
 #endif

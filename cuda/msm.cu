@@ -229,12 +229,6 @@ __global__ void mul_rate_kernel(T *data, unsigned reps)
 /* Host side: errors, streams, scratch                                                  */
 /* ------------------------------------------------------------------------------------ */
 
-#define TRY_STATUS(expr)                                                                       \
-    do {                                                                                       \
-        czk_status s_ = (expr);                                                                \
-        if (s_ != CZK_OK) return s_;                                                           \
-    } while (0)
-
 } // namespace
 
 namespace {

@@ -68,12 +68,6 @@ namespace {
 constexpr int EW_THREADS = 256;
 constexpr unsigned EW_BLOCKS_MAX = 132 * 16;
 
-#define TRY_STATUS(expr)                                                                       \
-    do {                                                                                       \
-        czk_status s_ = (expr);                                                                \
-        if (s_ != CZK_OK) return s_;                                                           \
-    } while (0)
-
 czk_status select_gpu(int gpu, czk_err *err)
 {
     int n = czk_gpu_count();
