@@ -11,7 +11,8 @@ EXTRA=${EXTRA:-"test_gpu_setup test_gpu_prove bench_synth test_engine test_engin
 [ -f "$BUILD/CMakeCache.txt" ] ||
   cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCZK_CUDA=ON > /dev/null
 cmake --build "$BUILD" -j"$(nproc)" --target czk czkd $EXTRA > /dev/null
-rm -rf build-scale
+# bin and lib only: build-scale/params-real is real_path_run's parameter cache.
+rm -rf build-scale/bin build-scale/lib
 mkdir -p build-scale/bin build-scale/lib
 for b in czk czkd $EXTRA; do
   [ -x "$BUILD/bin/$b" ] && cp "$BUILD/bin/$b" build-scale/bin/ && strip build-scale/bin/$b
@@ -19,4 +20,4 @@ done
 for b in build-scale/bin/*; do ldd "$b"; done | awk '$3 ~ /^\// {print $3}' | sort -u |
   grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt)\.so' |
   while read -r lib; do cp -L "$lib" build-scale/lib/; done
-du -sh build-scale
+du -sh build-scale/bin build-scale/lib
