@@ -1472,15 +1472,16 @@ static void test_evict_under_pressure(void)
  * unsynthesized; a CRITICAL small job is synthesized at once anyway, by the express
  * worker ("synth-express"), and is proved first once the provers resume.
  */
-typedef struct synth_rec {
+typedef struct worker_rec {
     pthread_mutex_t mu;
+    int type; /* the event whose worker is recorded */
     char worker[32];
-} synth_rec;
+} worker_rec;
 
-static void on_synth_event(void *ctx, const czk_job_event *ev)
+static void on_worker_event(void *ctx, const czk_job_event *ev)
 {
-    synth_rec *r = ctx;
-    if (ev->type != CZK_EV_PARTITION_SYNTH_START) return;
+    worker_rec *r = ctx;
+    if ((int)ev->type != r->type) return;
     pthread_mutex_lock(&r->mu);
     snprintf(r->worker, sizeof r->worker, "%s", ev->worker);
     pthread_mutex_unlock(&r->mu);
@@ -1510,11 +1511,12 @@ static void test_express_lane(void)
     CHECK_STATUS(czk_engine_submit(e, &req, &info, NULL), CZK_OK);
     char crit[CZK_JOB_ID_MAX];
     snprintf(crit, sizeof crit, "%s", info.job_id);
-    synth_rec rec;
+    worker_rec rec;
     memset(&rec, 0, sizeof rec);
+    rec.type = CZK_EV_PARTITION_SYNTH_START;
     pthread_mutex_init(&rec.mu, NULL);
     uint64_t wh = 0;
-    CHECK_STATUS(czk_engine_watch(e, crit, on_synth_event, &rec, &wh, NULL), CZK_OK);
+    CHECK_STATUS(czk_engine_watch(e, crit, on_worker_event, &rec, &wh, NULL), CZK_OK);
     bool synthesized = false;
     for (int k = 0; k < 500 && !synthesized; k++) {
         czk_job_info one;
@@ -1560,15 +1562,6 @@ static void test_express_lane(void)
  * on the CPU is proved at once by "cpu-express", on its own pool, and is done while that
  * proof is still running (a single CPU prover made a WinningPoSt wait for it).
  */
-static void on_prove_start(void *ctx, const czk_job_event *ev)
-{
-    synth_rec *r = ctx;
-    if (ev->type != CZK_EV_GPU_START) return;
-    pthread_mutex_lock(&r->mu);
-    snprintf(r->worker, sizeof r->worker, "%s", ev->worker);
-    pthread_mutex_unlock(&r->mu);
-}
-
 static void test_cpu_express_lane(void)
 {
     /* t3: a NORMAL proof that keeps the CPU prover busy for seconds. */
@@ -1605,11 +1598,12 @@ static void test_cpu_express_lane(void)
     CHECK_STATUS(czk_engine_submit(e, &big, &info, &err), CZK_OK);
     char big_id[CZK_JOB_ID_MAX];
     snprintf(big_id, sizeof big_id, "%s", info.job_id);
-    synth_rec rec;
+    worker_rec rec;
     memset(&rec, 0, sizeof rec);
+    rec.type = CZK_EV_GPU_START;
     pthread_mutex_init(&rec.mu, NULL);
     uint64_t wh = 0;
-    CHECK_STATUS(czk_engine_watch(e, big_id, on_prove_start, &rec, &wh, &err), CZK_OK);
+    CHECK_STATUS(czk_engine_watch(e, big_id, on_worker_event, &rec, &wh, &err), CZK_OK);
     bool proving = false;
     for (int k = 0; k < 6000 && !proving; k++) {
         pthread_mutex_lock(&rec.mu);
