@@ -19,7 +19,7 @@
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-OUT=${OUT:-/tmp/czk-real}
+OUT=${OUT:-$ROOT/build-bench/real}
 SIZE=${SIZE:-32GiB}
 LIMITS=${LIMITS:-"0 48GiB 32GiB 24GiB 16GiB 12GiB"}
 BALLAST=${BALLAST:-0}
@@ -36,7 +36,7 @@ TEST_GENERATE=false
 [ -d build-scale/lib ] && export LD_LIBRARY_PATH=$ROOT/build-scale/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 czk=$ROOT/$BIN/czk
 czkd=$ROOT/$BIN/czkd
-W=${WORK:-/tmp/czk-real-work}
+W=${WORK:-$ROOT/build-bench/real-work}
 rm -rf "$W"
 mkdir -p "$OUT" "$W/fx" "$PARAM_DIR"
 T_START=$(date +%s.%N)

@@ -50,16 +50,16 @@
 #                    BUILD_DIR=build-gpu-lean CMAKE_ARGS=-DCMAKE_CUDA_FLAGS=-DCZK_MSM_G1_LEAN=1
 #                    (-DCMAKE_CUDA_FLAGS=-Xptxas=-v puts the kernels' registers and spills in
 #                    $OUT/build.log)
-#   OUT=DIR          logs and tables (default /tmp/czk-bench/TARGET-<time>, or build-<time>
+#   OUT=DIR          logs and tables (default build-bench/TARGET-<time>, or build-<time>
 #                    and stage-<time>)
 #   LIMIT_S=S        every step ends within S seconds of the start (a device call's limit
 #                    less a margin, e.g. 570); a step with under 15 s left is skipped
 #   SANITIZE=0       no compute-sanitizer runs; NCU=1 adds Nsight Compute profiles (msm: the
 #                    bucket accumulation, window sums, digits and sort at 2^NCU_LOG (24) and
 #                    G2's at 2^NCU_G2_LOG (22); ntt: the three passes of a 2^27 transform)
-#   CZK_TEST_PARAMS  test parameters of test_engine_fil (default /tmp/czk-test-params);
+#   CZK_TEST_PARAMS  test parameters of test_engine_fil (default build-bench/test-params);
 #   PROVE_WORK, DAEMON_WORK  the inputs bench_prove.sh and bench_daemon.sh keep between
-#                    runs (default /tmp/czk-bench-prove, /tmp/czk-bench-daemon)
+#                    runs (default build-bench/prove-work, build-bench/daemon-work)
 #
 # A device call (a build there costs minutes of device time): here
 #   bash bench/run.sh stage msm ntt
@@ -271,7 +271,7 @@ probe() {
         echo "host: $(uname -srm), $(nproc) CPUs"
         lscpu 2>/dev/null | grep -E '^(Model name|Socket|Thread|Core|NUMA node\(s\)|Flags)' | cut -c1-200
         free -g
-        df -h /tmp /dev/shm 2>/dev/null
+        df -h "$ROOT" /dev/shm 2>/dev/null
         if command -v nvidia-smi >/dev/null 2>&1; then
             nvidia-smi --query-gpu=index,name,memory.total,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw,driver_version,pcie.link.gen.current,pcie.link.width.current \
                 --format=csv 2>&1
@@ -344,7 +344,7 @@ t_ntt() {
 }
 
 t_prove() {
-    export CZK_TEST_PARAMS=${CZK_TEST_PARAMS:-/tmp/czk-test-params}
+    export CZK_TEST_PARAMS=${CZK_TEST_PARAMS:-$ROOT/build-bench/test-params}
     mkdir -p "$CZK_TEST_PARAMS"
     step test test_gpu_prove 200 env "${small[@]}" "$B/test_gpu_prove"
     step test test_engine 200 "$B/test_engine"
@@ -408,7 +408,7 @@ t_synth() {
 t_daemon() {
     # bench_daemon.sh works in its build tree: give it one of links under DAEMON_WORK, so
     # that a tree built elsewhere (BIN) is only read.
-    local w=${DAEMON_WORK:-/tmp/czk-bench-daemon} q=()
+    local w=${DAEMON_WORK:-$ROOT/build-bench/daemon-work} q=()
     mkdir -p "$w/bin"
     ln -sf "$B/czk" "$w/bin/czk"
     ln -sf "$B/czkd" "$w/bin/czkd"
@@ -479,7 +479,7 @@ cpu_bench() {
             else step bench "$n" 900 "$B/$n"
             fi ;;
         bench_prove)
-            local w=${PROVE_WORK:-/tmp/czk-bench-prove} env=()
+            local w=${PROVE_WORK:-$ROOT/build-bench/prove-work} env=()
             [ -n "$quick" ] && env=(CASES="${CASES:-power5_16}" CZK_REPS=1 SJ_REPS_16=1)
             step bench "$n" 3600 env "${env[@]}" bash bench/bench_prove.sh "$w" "$B/czk"
             recorded "Groth16 on the CPU" ;;
@@ -545,7 +545,7 @@ main() {
 
     local name=$TARGET
     [ "$MODE" = run ] || name=$MODE
-    OUT=${OUT:-/tmp/czk-bench/$name-$(date -u +%Y%m%d-%H%M%S)}
+    OUT=${OUT:-$ROOT/build-bench/$name-$(date -u +%Y%m%d-%H%M%S)}
     mkdir -p "$OUT" || die "cannot make OUT=$OUT"
     OUT=$(cd "$OUT" && pwd)
     SUM=$OUT/summary.txt
@@ -590,7 +590,8 @@ main() {
     # waited for, so that the last lines are not lost.
     exec 3>&1 4>&2 > >(tee -a "$OUT/run.log") 2>&1
     TEE_PID=$!
-    TMPW=$(mktemp -d /tmp/czk-bench-tmp.XXXXXX)
+    mkdir -p "$ROOT/build-bench"
+    TMPW=$(mktemp -d "$ROOT/build-bench/scratch.XXXXXX")
     trap 'rm -rf "$TMPW"; exec 1>&3 2>&4; wait "$TEE_PID" 2>/dev/null || true' EXIT
     say "bench/run.sh $TARGET${QUICK:+ --quick}${ARGS[*]:+ ${ARGS[*]}}: logs in $OUT"
     probe

@@ -19,11 +19,11 @@
 # budget, default 80GiB), SYNTH_WORKERS (3), SYNTH_THREADS (6 per worker), WIN_DELAY (seconds after the PoRep submissions
 # before the WinningPoSt, default 25), DEADLINE_S (phases not started after this many
 # seconds are skipped, default 540), GPU_WORKERS (gpus.workers_per_device, default the
-# daemon's), OUT (results; default /tmp/czk-scale).
+# daemon's), OUT (results; default build-bench/scale).
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-OUT=${OUT:-/tmp/czk-scale}
+OUT=${OUT:-$ROOT/build-bench/scale}
 SIZE=${SIZE:-32GiB}
 N_POREP=${N_POREP:-5}
 N_SNAP=${N_SNAP:-2}
@@ -38,7 +38,7 @@ BIN=${BIN:-build-scale/bin}
 [ -d build-scale/lib ] && export LD_LIBRARY_PATH=$ROOT/build-scale/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 czk=$ROOT/$BIN/czk
 czkd=$ROOT/$BIN/czkd
-W=${WORK:-/tmp/czk-scale-work}
+W=${WORK:-$ROOT/build-bench/scale-work}
 rm -rf "$W"
 mkdir -p "$OUT" "$W/params" "$W/fx"
 T_START=$(date +%s.%N)
@@ -61,7 +61,7 @@ esac
   echo "size=$SIZE porep_jobs=$N_POREP snap_jobs=$N_SNAP pageable_jobs=$N_PAGEABLE budget=$BUDGET synth_workers=$SYNTH_WORKERS"
   echo "cpus=$(nproc) $(grep MemTotal /proc/meminfo)"
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
-  df -h /tmp | tail -1
+  df -h "$ROOT" | tail -1
 } | tee "$W/env.txt"
 
 # ---- fixtures (in the background while the first daemon makes parameters) ------------
