@@ -1487,6 +1487,15 @@ static void on_worker_event(void *ctx, const czk_job_event *ev)
     pthread_mutex_unlock(&r->mu);
 }
 
+/* Watch job id for the worker of its `type` events into *r (its mutex initialized). */
+static void watch_worker(czk_engine *e, const char *id, int type, worker_rec *r, uint64_t *wh)
+{
+    memset(r, 0, sizeof *r);
+    r->type = type;
+    pthread_mutex_init(&r->mu, NULL);
+    CHECK_STATUS(czk_engine_watch(e, id, on_worker_event, r, wh, NULL), CZK_OK);
+}
+
 static void test_express_lane(void)
 {
     char dd[400];
@@ -1512,11 +1521,8 @@ static void test_express_lane(void)
     char crit[CZK_JOB_ID_MAX];
     snprintf(crit, sizeof crit, "%s", info.job_id);
     worker_rec rec;
-    memset(&rec, 0, sizeof rec);
-    rec.type = CZK_EV_PARTITION_SYNTH_START;
-    pthread_mutex_init(&rec.mu, NULL);
     uint64_t wh = 0;
-    CHECK_STATUS(czk_engine_watch(e, crit, on_worker_event, &rec, &wh, NULL), CZK_OK);
+    watch_worker(e, crit, CZK_EV_PARTITION_SYNTH_START, &rec, &wh);
     bool synthesized = false;
     for (int k = 0; k < 500 && !synthesized; k++) {
         czk_job_info one;
@@ -1599,11 +1605,8 @@ static void test_cpu_express_lane(void)
     char big_id[CZK_JOB_ID_MAX];
     snprintf(big_id, sizeof big_id, "%s", info.job_id);
     worker_rec rec;
-    memset(&rec, 0, sizeof rec);
-    rec.type = CZK_EV_GPU_START;
-    pthread_mutex_init(&rec.mu, NULL);
     uint64_t wh = 0;
-    CHECK_STATUS(czk_engine_watch(e, big_id, on_worker_event, &rec, &wh, &err), CZK_OK);
+    watch_worker(e, big_id, CZK_EV_GPU_START, &rec, &wh);
     bool proving = false;
     for (int k = 0; k < 6000 && !proving; k++) {
         pthread_mutex_lock(&rec.mu);
