@@ -511,8 +511,8 @@ size_t czk__sched_best(czk__part **q, size_t n);
 bool czk__sched_express(const czk__part *p);
 /** czk__sched_best among the express lane's partitions only. */
 size_t czk__sched_best_express(czk__part **q, size_t n);
-/** czk__sched_best among the others: where an express lane exists, only it takes its
- * partitions, so that one never waits behind a 32 GiB proof for an ordinary worker. */
+/** czk__sched_best among the others: only the express lane (every engine has one) takes
+ * its partitions, so that one never waits behind a 32 GiB proof for an ordinary worker. */
 size_t czk__sched_best_ordinary(czk__part **q, size_t n);
 /** Remove entry i keeping the others' order (mu held). */
 void czk__sched_remove(czk__part **q, size_t *n, size_t i);

@@ -161,8 +161,7 @@ void *czk__prove_main(void *arg)
         if (e->stopping) break;
         size_t bi = e->pause_provers || czk__engine_aborting(e) ? SIZE_MAX
                     : pv->express ? czk__sched_best_express(e->prove_q, e->n_prove_q)
-                    : e->n_express_prove_workers > 0 ? czk__sched_best_ordinary(e->prove_q, e->n_prove_q)
-                                                     : czk__sched_best(e->prove_q, e->n_prove_q);
+                                  : czk__sched_best_ordinary(e->prove_q, e->n_prove_q);
         if (bi == SIZE_MAX) {
             czk__sched_timed_wait(&e->cv_prove, &e->mu, 1000);
             continue;
