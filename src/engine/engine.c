@@ -302,7 +302,9 @@ static czk_status gpu_budgets(czk_engine *e, uint64_t cfg_limit, czk_err *err)
         czk_err gerr;
         if (czk_gpu_get_info(ord, &gi, &gerr) != CZK_OK)
             return czk_err_set(err, CZK_ENOGPU, "gpu%d: %s", ord, gerr.msg);
-        uint64_t margin = gi.total_mem / 50;
+        /* 2 % of what is free, not of the device: a card that another process mostly
+         * holds is planned as a card of that size would be. */
+        uint64_t margin = gi.free_mem / 50;
         if (margin < 512ull << 20) margin = 512ull << 20;
         const uint64_t avail = gi.free_mem > margin ? gi.free_mem - margin : 0;
         uint64_t lim = avail;
