@@ -411,6 +411,31 @@ CZK_API czk_status czk_gpu_srs_write(czk_gpu_srs *srs, czk_groth16_section sec, 
  * full speed. The caller keeps it while the SRS is in use.
  */
 CZK_API void czk_gpu_srs_set_host(czk_gpu_srs *srs, czk_groth16_section sec, const void *tail);
+/**
+ * A .params file's points decoded by the GPUs instead of the host's cores: the encoded
+ * bytes go from the file's mapping through page-locked staging to each device, which
+ * converts them to Montgomery form and checks what czk_groth16_params_file_decode checks
+ * without the subgroup (flags, identity, canonical coordinates, the curve). A point it
+ * refuses is decoded again on the host for the error, which names the file, the section
+ * and the index as the host reader does. One loader serves one thread.
+ */
+typedef struct czk_gpu_loader czk_gpu_loader;
+/** A loader for file f on the GPUs `gpus` (the first also decodes points for the host);
+ *  `pool` (may be NULL) copies the bytes. CZK_ERESOURCE when its staging does not fit. */
+CZK_API czk_status czk_gpu_loader_create(czk_gpu_loader **out, czk_groth16_params_file *f,
+                                         const int *gpus, size_t ngpus, czk_pool *pool,
+                                         czk_err *err);
+/**
+ * Decode points [first, first + n) of section sec into resident points [first, first + n)
+ * of each of srs[0 .. nsrs) (SRSs on the loader's GPUs; the range must be resident in
+ * each), and when `host` is not NULL into host[0 .. n) as well (czk_g1_affine, or
+ * czk_g2_affine for B_G2). Returns when every point is written; the file's pages are
+ * dropped as they are read (czk_groth16_params_file_release).
+ */
+CZK_API czk_status czk_gpu_loader_decode(czk_gpu_loader *l, czk_groth16_section sec,
+                                         size_t first, size_t n, czk_gpu_srs *const *srs,
+                                         size_t nsrs, void *host, czk_err *err);
+CZK_API void czk_gpu_loader_destroy(czk_gpu_loader *l);
 /** Points of section sec on the device. */
 CZK_API size_t czk_gpu_srs_resident(const czk_gpu_srs *srs, czk_groth16_section sec);
 /** Device bytes the SRS holds. */

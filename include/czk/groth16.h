@@ -285,6 +285,17 @@ CZK_API czk_status czk_groth16_params_file_decode(czk_groth16_params_file *f,
 /** Ask the kernel to start reading points [first, first + n) of `sec` (a hint). */
 CZK_API void czk_groth16_params_file_prefetch(czk_groth16_params_file *f, czk_groth16_section sec,
                                               size_t first, size_t n);
+/**
+ * The encoded points [first, ...) of `sec` as they lie in the mapping (uncompressed zcash
+ * encodings: 96 bytes a G1 point, 192 a B_G2 one), for decoders of their own
+ * (czk_gpu_loader_decode); NULL when first is outside the section. Not yet checked.
+ */
+CZK_API const uint8_t *czk_groth16_params_file_bytes(const czk_groth16_params_file *f,
+                                                     czk_groth16_section sec, size_t first);
+/** Drop the mapping's pages of points [first, first + n) of `sec` from the process once
+ *  they are read (czk_groth16_params_file_decode does this itself). */
+CZK_API void czk_groth16_params_file_release(czk_groth16_params_file *f,
+                                             czk_groth16_section sec, size_t first, size_t n);
 /** The file's path and size in bytes. */
 CZK_API const char *czk_groth16_params_file_path(const czk_groth16_params_file *f);
 CZK_API uint64_t czk_groth16_params_file_size(const czk_groth16_params_file *f);

@@ -59,11 +59,6 @@ static czk_status params_make_test(czk__params *pe, const czk__params_gen *gen, 
     return st;
 }
 
-/* Staging for the resident points that no streamed tail holds: decoded a chunk at a
- * time, then copied to every GPU that keeps them. 2^21 G2 points (384 MiB): the decode of a
- * chunk (about 0.2 s on 16 threads) dwarfs its copies. */
-#define STAGE_POINTS ((size_t)1 << 21)
-
 size_t czk__params_tail_layout(const czk_groth16_params *shape, const czk_gpu_plan *plans,
                                size_t ngpus, size_t first[CZK_G16_SECTIONS],
                                size_t off[CZK_G16_SECTIONS])
@@ -98,10 +93,11 @@ static void tail_free(czk__params *pe)
 /*
  * A .params file for GPUs, without a host copy of what they keep. Each GPU gets its plan
  * (czk_gpu_plan_make within its budget); the points some GPU streams (a section from the
- * least resident prefix on) are decoded once into one anonymous mapping and page-locked;
- * the points every GPU keeps are decoded through a staging buffer and copied to each; the
- * file's pages are dropped as they are read (czk_groth16_params_file_decode). Every point
- * is decoded, so every point is checked, as by the host reader. On failure nothing stays.
+ * least resident prefix on) live decoded in one anonymous mapping, page-locked; the GPUs
+ * decode and check every point (czk_gpu_loader_decode): the prefix every GPU keeps
+ * straight into each SRS, the rest back into that mapping, from which GPUs that keep more
+ * copy their share. The file's pages are dropped as they are read. On failure nothing
+ * stays.
  */
 static czk_status params_load_planned(czk__params *pe, const czk__params_gen *gen,
                                       czk_pool *pool, czk_err *err)
@@ -142,13 +138,20 @@ static czk_status params_load_planned(czk__params *pe, const czk__params_gen *ge
         pe->planned = true;
         if (gen->planned != NULL) gen->planned(gen->planned_arg);
     }
+    czk_gpu_srs *srs[CZK_GPU_MAX] = {0};
+    for (size_t g = 0; g < ng && st == CZK_OK; g++)
+        st = czk_gpu_srs_create_plan(&srs[g], gen->gpus[g], &pe->pk, &pe->plan[g], err);
+    czk_gpu_loader *ld = NULL;
+    if (st == CZK_OK) st = czk_gpu_loader_create(&ld, f, gen->gpus, ng, pool, err);
     for (int k = 0; k < CZK_G16_SECTIONS && st == CZK_OK; k++) {
         czk_groth16_section sec = (czk_groth16_section)k;
-        size_t n = len[k] - pe->tail_first[k];
-        czk_groth16_params_file_prefetch(f, sec, pe->tail_first[k], n);
-        st = czk_groth16_params_file_decode(f, sec, pe->tail_first[k], n, pe->tail[k], false,
-                                            pool, err);
+        const size_t shared = pe->tail_first[k];
+        czk_groth16_params_file_prefetch(f, sec, 0, len[k]);
+        st = czk_gpu_loader_decode(ld, sec, 0, shared, srs, ng, NULL, err);
+        if (st == CZK_OK)
+            st = czk_gpu_loader_decode(ld, sec, shared, len[k] - shared, NULL, 0, pe->tail[k], err);
     }
+    czk_gpu_loader_destroy(ld);
     if (st == CZK_OK && pe->tail_mem != NULL) {
         czk_err rerr;
         if (czk_gpu_host_register(pe->tail_mem, pe->tail_len, &rerr) == CZK_OK)
@@ -157,37 +160,11 @@ static czk_status params_load_planned(czk__params *pe, const czk__params_gen *ge
             CZK_LOG_WARN("streamed bases stay pageable: their copies run slower", "circuit=%s "
                          "bytes=%zu error=\"%s\"", pe->id, pe->tail_len, rerr.msg);
     }
-
-    /* Each GPU's SRS: the shared prefix through the staging buffer, the rest of its
-     * resident points from the tails. */
-    czk_gpu_srs *srs[CZK_GPU_MAX] = {0};
-    for (size_t g = 0; g < ng && st == CZK_OK; g++)
-        st = czk_gpu_srs_create_plan(&srs[g], gen->gpus[g], &pe->pk, &pe->plan[g], err);
-    void *stage = NULL;
-    bool stage_pinned = false;
-    size_t stage_bytes = STAGE_POINTS * sizeof(czk_g2_affine);
-    if (st == CZK_OK) {
-        if (czk_gpu_host_alloc(&stage, stage_bytes, NULL) == CZK_OK) {
-            stage_pinned = true;
-        } else {
-            stage = czk_aligned_alloc(64, stage_bytes);
-            if (stage == NULL) st = czk_err_set(err, CZK_ENOMEM, "%s: out of memory", pe->path);
-        }
-    }
+    /* GPUs that keep more than the shared prefix copy the rest from the tails. */
     for (int k = 0; k < CZK_G16_SECTIONS && st == CZK_OK; k++) {
         czk_groth16_section sec = (czk_groth16_section)k;
         const size_t el = czk_groth16_section_elem(sec);
         const size_t shared = pe->tail_first[k];
-        for (size_t i = 0; i < shared && st == CZK_OK; i += STAGE_POINTS) {
-            size_t n = shared - i < STAGE_POINTS ? shared - i : STAGE_POINTS;
-            if (i + n < shared)
-                czk_groth16_params_file_prefetch(f, sec, i + n,
-                                                 shared - i - n < STAGE_POINTS ? shared - i - n
-                                                                                : STAGE_POINTS);
-            st = czk_groth16_params_file_decode(f, sec, i, n, stage, false, pool, err);
-            for (size_t g = 0; g < ng && st == CZK_OK; g++)
-                st = czk_gpu_srs_write(srs[g], sec, i, stage, n, err);
-        }
         for (size_t g = 0; g < ng && st == CZK_OK; g++) {
             const size_t res = pe->plan[g].resident[k];
             if (res > shared)
@@ -196,10 +173,6 @@ static czk_status params_load_planned(czk__params *pe, const czk__params_gen *ge
                 czk_gpu_srs_set_host(srs[g], sec, pe->tail[k] + (res - shared) * el);
         }
     }
-    if (stage_pinned)
-        czk_gpu_host_free(stage);
-    else
-        czk_free(stage);
     czk_groth16_params_file_close(f);
     if (st != CZK_OK) {
         for (size_t g = 0; g < ng; g++) czk_gpu_srs_destroy(srs[g]);

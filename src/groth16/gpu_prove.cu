@@ -1468,6 +1468,12 @@ void czk_gpu_srs_set_host(czk_gpu_srs *srs, czk_groth16_section sec, const void 
     if (srs != nullptr && (unsigned)sec < CZK_G16_SECTIONS) srs->host[sec] = tail;
 }
 
+void *czk__gpu_srs_dev(czk_gpu_srs *srs, czk_groth16_section sec)
+{
+    if (srs == nullptr || (unsigned)sec >= CZK_G16_SECTIONS || srs->res[sec] == 0) return nullptr;
+    return const_cast<void *>(czk__gpu_bases_dev(srs->sec[sec]));
+}
+
 size_t czk_gpu_srs_resident(const czk_gpu_srs *srs, czk_groth16_section sec)
 {
     return srs != nullptr && (unsigned)sec < CZK_G16_SECTIONS ? srs->res[sec] : 0;

@@ -108,3 +108,27 @@ size_t czk_gpu_srs_resident(const czk_gpu_srs *srs, czk_groth16_section sec)
     (void)srs, (void)sec;
     return 0;
 }
+
+czk_status czk_gpu_loader_create(czk_gpu_loader **out, czk_groth16_params_file *f,
+                                 const int *gpus, size_t ngpus, czk_pool *pool, czk_err *err)
+{
+    (void)f, (void)gpus, (void)ngpus, (void)pool;
+    if (out != NULL) *out = NULL;
+    return NO_GPU(err);
+}
+
+czk_status czk_gpu_loader_decode(czk_gpu_loader *l, czk_groth16_section sec, size_t first,
+                                 size_t n, czk_gpu_srs *const *srs, size_t nsrs, void *host,
+                                 czk_err *err)
+{
+    (void)l, (void)sec, (void)first, (void)n, (void)srs, (void)nsrs, (void)host;
+    return NO_GPU(err);
+}
+
+void czk_gpu_loader_destroy(czk_gpu_loader *l) { (void)l; }
+
+void *czk__gpu_srs_dev(struct czk_gpu_srs *srs, czk_groth16_section sec)
+{
+    (void)srs, (void)sec;
+    return NULL;
+}

@@ -329,6 +329,22 @@ czk_status czk_groth16_params_file_decode(czk_groth16_params_file *f, czk_groth1
     czk__point_range r = {name, sec == CZK_G16_B_G2 ? CZK__G2_ZCASH : CZK__G1_ZCASH, flags,
                           f->src[sec] + first * enc_size(sec), n, dst, first};
     czk_status st = czk__points_decode(&r, 1, pool, f->path, err);
+    czk_groth16_params_file_release(f, sec, first, n);
+    return st;
+}
+
+const uint8_t *czk_groth16_params_file_bytes(const czk_groth16_params_file *f,
+                                             czk_groth16_section sec, size_t first)
+{
+    if (f == NULL || (unsigned)sec >= CZK_G16_SECTIONS || first >= f->len[sec]) return NULL;
+    return f->src[sec] + first * enc_size(sec);
+}
+
+void czk_groth16_params_file_release(czk_groth16_params_file *f, czk_groth16_section sec,
+                                     size_t first, size_t n)
+{
+    if (f == NULL || (unsigned)sec >= CZK_G16_SECTIONS || first >= f->len[sec]) return;
+    if (n > f->len[sec] - first) n = f->len[sec] - first;
     /* The file's pages are not needed again soon (a resident key is read once; a streamed
      * one lives decoded elsewhere): out of the process's memory, not into its RSS. The
      * kernel's page cache may keep them. */
@@ -338,7 +354,6 @@ czk_status czk_groth16_params_file_decode(czk_groth16_params_file *f, czk_groth1
     const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     len = len / page * page; /* a partial last page may hold the next range's points */
     if (len > 0) (void)madvise(lo, len, MADV_DONTNEED);
-    return st;
 }
 
 const char *czk_groth16_params_file_path(const czk_groth16_params_file *f)
