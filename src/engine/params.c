@@ -141,6 +141,7 @@ static czk_status params_load_planned(czk__params *pe, const czk__params_gen *ge
     czk_gpu_srs *srs[CZK_GPU_MAX] = {0};
     for (size_t g = 0; g < ng && st == CZK_OK; g++)
         st = czk_gpu_srs_create_plan(&srs[g], gen->gpus[g], &pe->pk, &pe->plan[g], err);
+    const uint64_t t_decode = czk_clock_us();
     czk_gpu_loader *ld = NULL;
     if (st == CZK_OK) st = czk_gpu_loader_create(&ld, f, gen->gpus, ng, pool, err);
     for (int k = 0; k < CZK_G16_SECTIONS && st == CZK_OK; k++) {
@@ -152,6 +153,7 @@ static czk_status params_load_planned(czk__params *pe, const czk__params_gen *ge
             st = czk_gpu_loader_decode(ld, sec, shared, len[k] - shared, NULL, 0, pe->tail[k], err);
     }
     czk_gpu_loader_destroy(ld);
+    const uint64_t t_register = czk_clock_us();
     if (st == CZK_OK && pe->tail_mem != NULL) {
         czk_err rerr;
         if (czk_gpu_host_register(pe->tail_mem, pe->tail_len, &rerr) == CZK_OK)
@@ -173,6 +175,7 @@ static czk_status params_load_planned(czk__params *pe, const czk__params_gen *ge
                 czk_gpu_srs_set_host(srs[g], sec, pe->tail[k] + (res - shared) * el);
         }
     }
+    const uint64_t t_done = czk_clock_us();
     czk_groth16_params_file_close(f);
     if (st != CZK_OK) {
         for (size_t g = 0; g < ng; g++) czk_gpu_srs_destroy(srs[g]);
@@ -185,7 +188,9 @@ static czk_status params_load_planned(czk__params *pe, const czk__params_gen *ge
         pe->gpu_srs[g] = srs[g];
         char line[400];
         czk_gpu_plan_format(&pe->plan[g], &pe->pk, line, sizeof line);
-        CZK_LOG_INFO("parameters planned", "circuit=%s gpu=%d %s", pe->id, gen->gpus[g], line);
+        CZK_LOG_INFO("parameters planned", "circuit=%s gpu=%d decode_ms=%" PRIu64
+                     " register_ms=%" PRIu64 " %s", pe->id, gen->gpus[g],
+                     (t_register - t_decode) / 1000u, (t_done - t_register) / 1000u, line);
     }
     return CZK_OK;
 }
