@@ -413,7 +413,7 @@ CZK_API czk_status czk_gpu_srs_write(czk_gpu_srs *srs, czk_groth16_section sec, 
 CZK_API void czk_gpu_srs_set_host(czk_gpu_srs *srs, czk_groth16_section sec, const void *tail);
 /**
  * A .params file's points decoded by the GPUs instead of the host's cores: the encoded
- * bytes go from the file's mapping through page-locked staging to each device, which
+ * bytes are read from the file into page-locked memory and copied to each device, which
  * converts them to Montgomery form and checks what czk_groth16_params_file_decode checks
  * without the subgroup (flags, identity, canonical coordinates, the curve). A point it
  * refuses is decoded again on the host for the error, which names the file, the section
@@ -429,8 +429,8 @@ CZK_API czk_status czk_gpu_loader_create(czk_gpu_loader **out, czk_groth16_param
  * Decode points [first, first + n) of section sec into resident points [first, first + n)
  * of each of srs[0 .. nsrs) (SRSs on the loader's GPUs; the range must be resident in
  * each), and when `host` is not NULL into host[0 .. n) as well (czk_g1_affine, or
- * czk_g2_affine for B_G2). Returns when every point is written; the file's pages are
- * dropped as they are read (czk_groth16_params_file_release).
+ * czk_g2_affine for B_G2; page-locked for full speed: the encoded points are read into it
+ * and decoded there and back). Returns when every point is written.
  */
 CZK_API czk_status czk_gpu_loader_decode(czk_gpu_loader *l, czk_groth16_section sec,
                                          size_t first, size_t n, czk_gpu_srs *const *srs,

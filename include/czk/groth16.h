@@ -286,16 +286,19 @@ CZK_API czk_status czk_groth16_params_file_decode(czk_groth16_params_file *f,
 CZK_API void czk_groth16_params_file_prefetch(czk_groth16_params_file *f, czk_groth16_section sec,
                                               size_t first, size_t n);
 /**
- * The encoded points [first, ...) of `sec` as they lie in the mapping (uncompressed zcash
- * encodings: 96 bytes a G1 point, 192 a B_G2 one), for decoders of their own
- * (czk_gpu_loader_decode); NULL when first is outside the section. Not yet checked.
+ * Read the encoded points [first, first + n) of `sec` into dst as they are in the file
+ * (uncompressed zcash encodings: 96 bytes a G1 point, 192 a B_G2 one), unchecked, for
+ * decoders of their own (czk_gpu_loader_decode). With `pool`, in pieces on its threads:
+ * reads from the page cache, with no page of the file mapped into the process. CZK_EINVAL
+ * outside the section, CZK_EIO when the read fails.
  */
-CZK_API const uint8_t *czk_groth16_params_file_bytes(const czk_groth16_params_file *f,
-                                                     czk_groth16_section sec, size_t first);
-/** Drop the mapping's pages of points [first, first + n) of `sec` from the process once
- *  they are read (czk_groth16_params_file_decode does this itself). */
-CZK_API void czk_groth16_params_file_release(czk_groth16_params_file *f,
-                                             czk_groth16_section sec, size_t first, size_t n);
+CZK_API czk_status czk_groth16_params_file_read(czk_groth16_params_file *f,
+                                                czk_groth16_section sec, size_t first,
+                                                size_t n, void *dst, czk_pool *pool,
+                                                czk_err *err);
+/** Points in section `sec` (0 for a bad section). */
+CZK_API size_t czk_groth16_params_file_len(const czk_groth16_params_file *f,
+                                           czk_groth16_section sec);
 /** The file's path and size in bytes. */
 CZK_API const char *czk_groth16_params_file_path(const czk_groth16_params_file *f);
 CZK_API uint64_t czk_groth16_params_file_size(const czk_groth16_params_file *f);

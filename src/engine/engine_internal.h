@@ -57,6 +57,9 @@ typedef struct czk__pinned_pool {
 } czk__pinned_pool;
 
 void czk__pinned_init(czk__pinned_pool *pp, uint64_t limit, bool use_gpu, bool disabled);
+/* Fault in [p, p + n) from several threads (the kernel zeroes the pages: about 3 GB/s a
+ * core), so that page-locking it afterwards only pins. */
+void czk__pinned_touch(uint8_t *p, size_t n);
 void czk__pinned_destroy(czk__pinned_pool *pp);
 /**
  * A buffer of at least n bytes: the smallest free one that fits, else a new pooled one,

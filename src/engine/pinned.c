@@ -66,7 +66,7 @@ static void *touch_main(void *arg)
 #define TOUCH_THREADS 16
 #define TOUCH_MIN ((size_t)256 << 20)
 
-static void touch(uint8_t *p, size_t n)
+void czk__pinned_touch(uint8_t *p, size_t n)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t k = n / TOUCH_MIN;
@@ -109,7 +109,7 @@ static bool grow(czk__pinned_pool *pp, size_t n, czk__pinned_buf *out)
     if (p == MAP_FAILED) return false;
     if (pp->use_gpu) {
         (void)madvise(p, n, MADV_HUGEPAGE);
-        touch(p, n);
+        czk__pinned_touch(p, n);
         if (czk_gpu_host_register(p, n, NULL) != CZK_OK) {
             munmap(p, n);
             return false;

@@ -4,11 +4,11 @@
  * On the host, turning 47 GB of big-endian coordinates into checked Montgomery points is
  * about two core-minutes of field arithmetic (a G1 point 0.24 µs, a G2 point 0.57 µs), so
  * a warm load was bound by 16 cores' decoding, not by memory or PCIe. Here the host only
- * copies bytes: a chunk at a time from the file's mapping into one of SLOTS page-locked
- * staging buffers (the pool's threads), from there to each device, where one thread a
- * point checks it and rewrites it in place in Montgomery form, and, for points the host
- * keeps, back through a second staging buffer. SLOTS chunks are in flight, so the copies
- * of one chunk overlap the staging of the next.
+ * reads bytes (pread on the pool's threads, from the page cache): points for an SRS into
+ * one of SLOTS page-locked staging buffers, points the host keeps straight into their
+ * page-locked home. Each device checks its chunk, one thread a point, and rewrites it in
+ * place in Montgomery form; the host's points go back where they were read to. SLOTS
+ * chunks are in flight, so one chunk's copies and kernel overlap the next one's read.
  *
  * The checks are the host reader's (src/ec/encode.c) without the subgroup, which the
  * planned load never asked for: no compression, sort or infinity flag (the identity is
@@ -131,40 +131,14 @@ __global__ void decode_g2(uint8_t *pts, size_t n, unsigned long long *bad)
     }
 }
 
-/* A byte copy spread over the pool's threads, in pieces of at least 1 MiB. */
-struct pcopy {
-    uint8_t *dst;
-    const uint8_t *src;
-    size_t n, piece;
-};
-
-void pcopy_task(void *ctx, size_t task, unsigned worker)
-{
-    (void)worker;
-    const pcopy *c = static_cast<const pcopy *>(ctx);
-    const size_t a = task * c->piece;
-    const size_t k = c->n - a < c->piece ? c->n - a : c->piece;
-    memcpy(c->dst + a, c->src + a, k);
-}
-
-void parallel_copy(czk_pool *pool, void *dst, const void *src, size_t n)
-{
-    const unsigned threads = czk_pool_size(pool);
-    size_t piece = (n + 4 * (size_t)threads - 1) / (4 * (size_t)threads);
-    if (piece < ((size_t)1 << 20)) piece = (size_t)1 << 20;
-    pcopy c{static_cast<uint8_t *>(dst), static_cast<const uint8_t *>(src), n, piece};
-    czk_pool_run(pool, (n + piece - 1) / piece, pcopy_task, &c);
-}
-
-/* One chunk's staging: the encoded bytes in, the decoded ones back (host points only),
- * and each device's verdict. */
+/* One chunk in flight: its staging (for points no host memory receives) and each
+ * device's verdict. */
 struct slot {
-    uint8_t *in = nullptr, *out = nullptr;
+    uint8_t *in = nullptr;
     unsigned long long *bad = nullptr; /* page-locked, one per device */
     cudaEvent_t done[CZK_GPU_MAX] = {};
     bool busy = false;
-    size_t first = 0, n = 0; /* the chunk's points, as indices in the section */
-    uint8_t *host = nullptr; /* where its decoded points go on the host, or NULL */
+    size_t first = 0; /* the chunk's first point, as an index in the section */
 };
 
 struct device_t {
@@ -205,15 +179,11 @@ czk_status loader_setup(czk_gpu_loader *l, czk_err *err)
     return CZK_OK;
 }
 
-/* Buffers made when first needed: the staging of points that come back to the host, and
- * (`device`: for points that no SRS holds) the first device's chunks. */
-czk_status host_buffers(czk_gpu_loader *l, bool device, czk_err *err)
+/* The first device's chunk buffers, for points that no SRS holds, made when first needed. */
+czk_status tmp_buffers(czk_gpu_loader *l, czk_err *err)
 {
-    for (int k = 0; k < SLOTS; k++)
-        if (l->slots[k].out == nullptr)
-            TRY_STATUS(czk_gpu_host_alloc((void **)&l->slots[k].out, SLOT_BYTES, err));
     device_t &dv = l->dev[0];
-    if (!device || dv.tmp[0] != nullptr) return CZK_OK;
+    if (dv.tmp[0] != nullptr) return CZK_OK;
     CZK_CUDA_TRY(err, cudaSetDevice(dv.gpu));
     for (int k = 0; k < SLOTS; k++) CZK_CUDA_TRY(err, cudaMalloc(&dv.tmp[k], SLOT_BYTES));
     return CZK_OK;
@@ -230,8 +200,8 @@ czk_status refused(czk_gpu_loader *l, czk_groth16_section sec, size_t index, czk
                        czk_groth16_params_file_path(l->f), czk_groth16_section_name(sec), index);
 }
 
-/* Wait for a slot's chunk, judge it, and hand its host points over. */
-czk_status finish(czk_gpu_loader *l, slot &sl, czk_groth16_section sec, size_t el, czk_err *err)
+/* Wait for a slot's chunk and judge it. */
+czk_status finish(czk_gpu_loader *l, slot &sl, czk_groth16_section sec, czk_err *err)
 {
     if (!sl.busy) return CZK_OK;
     sl.busy = false;
@@ -246,14 +216,13 @@ czk_status finish(czk_gpu_loader *l, slot &sl, czk_groth16_section sec, size_t e
     for (size_t d = 0; d < l->ndev; d++)
         if (sl.bad[d] < low) low = sl.bad[d];
     if (low != NONE) return refused(l, sec, sl.first + (size_t)low, err);
-    if (sl.host != nullptr) parallel_copy(l->pool, sl.host, sl.out, sl.n * el);
     return CZK_OK;
 }
 
 /* Every chunk in flight waited for and judged, in file order: the first error stands.
  * After one, what a failed launch left queued is waited for too. */
-czk_status drain(czk_gpu_loader *l, size_t next, czk_groth16_section sec, size_t el,
-                 czk_status st, czk_err *err)
+czk_status drain(czk_gpu_loader *l, size_t next, czk_groth16_section sec, czk_status st,
+                 czk_err *err)
 {
     if (st != CZK_OK)
         for (size_t d = 0; d < l->ndev; d++)
@@ -261,32 +230,33 @@ czk_status drain(czk_gpu_loader *l, size_t next, czk_groth16_section sec, size_t
     for (int k = 0; k < SLOTS; k++) {
         slot &sl = l->slots[(next + k) % SLOTS];
         czk_err e2;
-        czk_status s2 = finish(l, sl, sec, el, st == CZK_OK ? err : &e2);
+        czk_status s2 = finish(l, sl, sec, st == CZK_OK ? err : &e2);
         if (st == CZK_OK) st = s2;
     }
     return st;
 }
 
-/* Stage points [first, first + n) of sec in slot si and start their work on the first
- * `ntargets` devices: into dst[d] (a section's device points) or the first device's chunk
- * buffer, and back to `host` when it is not NULL. */
+/*
+ * Read points [first, first + n) of sec and start their work on the first `ntargets`
+ * devices: into dst[d] (a section's device points) or the first device's chunk buffer,
+ * and back to `host` when it is not NULL. Points for one device and the host are read
+ * straight into the host's memory and decoded there and back; others through the slot.
+ */
 czk_status launch(czk_gpu_loader *l, slot &sl, size_t si, czk_groth16_section sec, size_t first,
                   size_t n, uint8_t *const *dst, size_t ntargets, uint8_t *host, czk_err *err)
 {
     const size_t el = sec == CZK_G16_B_G2 ? 192 : 96;
     const size_t bytes = n * el;
-    parallel_copy(l->pool, sl.in, czk_groth16_params_file_bytes(l->f, sec, first), bytes);
-    czk_groth16_params_file_release(l->f, sec, first, n);
+    uint8_t *src = host != nullptr && ntargets == 1 ? host : sl.in;
+    TRY_STATUS(czk_groth16_params_file_read(l->f, sec, first, n, src, l->pool, err));
     sl.first = first;
-    sl.n = n;
-    sl.host = host;
     const unsigned blocks = (unsigned)((n + DECODE_THREADS - 1) / DECODE_THREADS);
     for (size_t d = 0; d < ntargets; d++) {
         device_t &dv = l->dev[d];
         uint8_t *to = dst[d] != nullptr ? dst[d] + first * el : dv.tmp[si];
         CZK_CUDA_TRY(err, cudaSetDevice(dv.gpu));
         CZK_CUDA_TRY(err, cudaMemsetAsync(dv.bad + si, 0xff, sizeof *dv.bad, dv.s));
-        CZK_CUDA_TRY(err, cudaMemcpyAsync(to, sl.in, bytes, cudaMemcpyHostToDevice, dv.s));
+        CZK_CUDA_TRY(err, cudaMemcpyAsync(to, src, bytes, cudaMemcpyHostToDevice, dv.s));
         if (sec == CZK_G16_B_G2)
             decode_g2<<<blocks, DECODE_THREADS, 0, dv.s>>>(to, n, dv.bad + si);
         else
@@ -295,7 +265,7 @@ czk_status launch(czk_gpu_loader *l, slot &sl, size_t si, czk_groth16_section se
         CZK_CUDA_TRY(err, cudaMemcpyAsync(sl.bad + d, dv.bad + si, sizeof *dv.bad,
                                           cudaMemcpyDeviceToHost, dv.s));
         if (host != nullptr && d == 0)
-            CZK_CUDA_TRY(err, cudaMemcpyAsync(sl.out, to, bytes, cudaMemcpyDeviceToHost, dv.s));
+            CZK_CUDA_TRY(err, cudaMemcpyAsync(host, to, bytes, cudaMemcpyDeviceToHost, dv.s));
     }
     for (size_t d = ntargets; d < l->ndev; d++) sl.bad[d] = NONE;
     for (size_t d = 0; d < l->ndev; d++) {
@@ -339,11 +309,11 @@ czk_status czk_gpu_loader_decode(czk_gpu_loader *l, czk_groth16_section sec, siz
         (nsrs > 0 && srs == nullptr))
         return czk_err_set(err, CZK_EINVAL, "gpu loader: bad arguments");
     if (n == 0) return CZK_OK;
-    if (czk_groth16_params_file_bytes(l->f, sec, first) == nullptr ||
-        czk_groth16_params_file_bytes(l->f, sec, first + n - 1) == nullptr)
-        return czk_err_set(err, CZK_EINVAL, "%s: %s points [%zu, %zu) are outside the section",
+    const size_t len = czk_groth16_params_file_len(l->f, sec);
+    if (first > len || n > len - first)
+        return czk_err_set(err, CZK_EINVAL, "%s: %s points [%zu, %zu) are outside the section's %zu",
                            czk_groth16_params_file_path(l->f), czk_groth16_section_name(sec),
-                           first, first + n);
+                           first, first + n, len);
     /* Target d is device d: its SRS's section, or (no SRS: points for the host only) the
      * first device's own buffers. */
     uint8_t *dst[CZK_GPU_MAX] = {};
@@ -355,9 +325,11 @@ czk_status czk_gpu_loader_decode(czk_gpu_loader *l, czk_groth16_section sec, siz
         dst[d] = static_cast<uint8_t *>(czk__gpu_srs_dev(srs[d], sec));
     }
     size_t ntargets = nsrs;
-    if (ntargets == 0 && host == nullptr) return CZK_OK;
-    if (host != nullptr) TRY_STATUS(host_buffers(l, ntargets == 0, err));
-    if (ntargets == 0) ntargets = 1;
+    if (ntargets == 0) {
+        if (host == nullptr) return CZK_OK;
+        TRY_STATUS(tmp_buffers(l, err));
+        ntargets = 1;
+    }
     const size_t el = sec == CZK_G16_B_G2 ? 192 : 96;
     const size_t per = SLOT_BYTES / el;
     const size_t chunks = (n + per - 1) / per;
@@ -365,14 +337,14 @@ czk_status czk_gpu_loader_decode(czk_gpu_loader *l, czk_groth16_section sec, siz
     size_t c = 0;
     for (; c < chunks && st == CZK_OK; c++) {
         slot &sl = l->slots[c % SLOTS];
-        st = finish(l, sl, sec, el, err);
+        st = finish(l, sl, sec, err);
         if (st != CZK_OK) break;
         const size_t a = c * per, k = n - a < per ? n - a : per;
         uint8_t *h = host != nullptr ? static_cast<uint8_t *>(host) + a * el : nullptr;
         st = launch(l, sl, c % SLOTS, sec, first + a, k, dst, ntargets, h, err);
     }
     /* A launch that failed part-way still recorded nothing to wait for: its slot is idle. */
-    return drain(l, c, sec, el, st, err);
+    return drain(l, c, sec, st, err);
 }
 
 void czk_gpu_loader_destroy(czk_gpu_loader *l)
@@ -391,7 +363,6 @@ void czk_gpu_loader_destroy(czk_gpu_loader *l)
     }
     for (int k = 0; k < SLOTS; k++) {
         czk_gpu_host_free(l->slots[k].in);
-        czk_gpu_host_free(l->slots[k].out);
         czk_gpu_host_free(l->slots[k].bad);
     }
     (void)cudaGetLastError();

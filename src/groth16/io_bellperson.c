@@ -9,9 +9,13 @@
 #include "czk/alloc.h"
 #include "groth16/io_internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Bytes of the verifying key before the IC points: six points and the u32 ic_len. */
@@ -167,6 +171,7 @@ czk_status czk_groth16_vk_read_file(czk_groth16_vk *out, const char *path, czk_e
 
 struct czk_groth16_params_file {
     czk__map m;
+    int fd; /* the same file, for czk_groth16_params_file_read */
     char *path;
     const uint8_t *src[CZK_G16_SECTIONS]; /* each section's first encoded point */
     size_t len[CZK_G16_SECTIONS];
@@ -274,8 +279,20 @@ czk_status czk_groth16_params_file_open(czk_groth16_params_file **out, const cha
         return czk_err_set(err, CZK_ENOMEM, "%s: out of memory", path);
     }
     memcpy(f->path, path, n);
+    f->fd = -1;
     czk_status st = czk__map_open(&f->m, path, err);
     if (st == CZK_OK) st = params_layout(f, shape, err);
+    if (st == CZK_OK) {
+        /* Opened after the mapping: the same file unless it was replaced in between,
+         * which its size would show (a load reads from one or the other, never both). */
+        struct stat sb;
+        f->fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (f->fd < 0 || fstat(f->fd, &sb) != 0 || (uint64_t)sb.st_size != f->m.len)
+            st = czk_err_set(err, CZK_EIO, "%s: %s", path,
+                             f->fd < 0 ? strerror(errno) : "replaced while it was opened");
+        else
+            (void)posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    }
     if (st != CZK_OK) {
         czk_groth16_params_file_close(f);
         return st;
@@ -310,6 +327,21 @@ void czk_groth16_params_file_prefetch(czk_groth16_params_file *f, czk_groth16_se
     if (len > 0) (void)madvise(lo, len, MADV_WILLNEED);
 }
 
+static void release(czk_groth16_params_file *f, czk_groth16_section sec, size_t first, size_t n)
+{
+    if (f == NULL || (unsigned)sec >= CZK_G16_SECTIONS || first >= f->len[sec]) return;
+    if (n > f->len[sec] - first) n = f->len[sec] - first;
+    /* The file's pages are not needed again soon (a resident key is read once; a streamed
+     * one lives decoded elsewhere): out of the process's memory, not into its RSS. The
+     * kernel's page cache may keep them. */
+    uint8_t *lo;
+    size_t len;
+    section_span(f, sec, first, n, &lo, &len);
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    len = len / page * page; /* a partial last page may hold the next range's points */
+    if (len > 0) (void)madvise(lo, len, MADV_DONTNEED);
+}
+
 czk_status czk_groth16_params_file_decode(czk_groth16_params_file *f, czk_groth16_section sec,
                                           size_t first, size_t n, void *dst, bool check_subgroup,
                                           czk_pool *pool, czk_err *err)
@@ -329,31 +361,69 @@ czk_status czk_groth16_params_file_decode(czk_groth16_params_file *f, czk_groth1
     czk__point_range r = {name, sec == CZK_G16_B_G2 ? CZK__G2_ZCASH : CZK__G1_ZCASH, flags,
                           f->src[sec] + first * enc_size(sec), n, dst, first};
     czk_status st = czk__points_decode(&r, 1, pool, f->path, err);
-    czk_groth16_params_file_release(f, sec, first, n);
+    release(f, sec, first, n);
     return st;
 }
 
-const uint8_t *czk_groth16_params_file_bytes(const czk_groth16_params_file *f,
-                                             czk_groth16_section sec, size_t first)
+/* A raw read in pieces on a pool: the first failure's errno and offset. */
+typedef struct raw_read {
+    int fd;
+    uint8_t *dst;
+    uint64_t off;
+    size_t n, piece;
+    atomic_int bad_errno;
+    uint64_t bad_off;
+} raw_read;
+
+static void raw_task(void *ctx, size_t task, unsigned worker)
 {
-    if (f == NULL || (unsigned)sec >= CZK_G16_SECTIONS || first >= f->len[sec]) return NULL;
-    return f->src[sec] + first * enc_size(sec);
+    (void)worker;
+    raw_read *r = ctx;
+    size_t a = task * r->piece, end = a + r->piece < r->n ? a + r->piece : r->n;
+    while (a < end && atomic_load_explicit(&r->bad_errno, memory_order_relaxed) == 0) {
+        ssize_t k = pread(r->fd, r->dst + a, end - a, (off_t)(r->off + a));
+        if (k > 0) {
+            a += (size_t)k;
+        } else if (k == 0 || errno != EINTR) {
+            int e = k == 0 ? EIO : errno, zero = 0;
+            if (atomic_compare_exchange_strong(&r->bad_errno, &zero, e)) r->bad_off = r->off + a;
+            return;
+        }
+    }
 }
 
-void czk_groth16_params_file_release(czk_groth16_params_file *f, czk_groth16_section sec,
-                                     size_t first, size_t n)
+czk_status czk_groth16_params_file_read(czk_groth16_params_file *f, czk_groth16_section sec,
+                                        size_t first, size_t n, void *dst, czk_pool *pool,
+                                        czk_err *err)
 {
-    if (f == NULL || (unsigned)sec >= CZK_G16_SECTIONS || first >= f->len[sec]) return;
-    if (n > f->len[sec] - first) n = f->len[sec] - first;
-    /* The file's pages are not needed again soon (a resident key is read once; a streamed
-     * one lives decoded elsewhere): out of the process's memory, not into its RSS. The
-     * kernel's page cache may keep them. */
-    uint8_t *lo;
-    size_t len;
-    section_span(f, sec, first, n, &lo, &len);
-    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    len = len / page * page; /* a partial last page may hold the next range's points */
-    if (len > 0) (void)madvise(lo, len, MADV_DONTNEED);
+    if (f == NULL || (unsigned)sec >= CZK_G16_SECTIONS)
+        return czk_err_set(err, CZK_EINVAL, "params read: bad file or section");
+    if (first > f->len[sec] || n > f->len[sec] - first)
+        return czk_err_set(err, CZK_EINVAL,
+                           "%s: %s points [%zu, %zu) are outside the section's %zu", f->path,
+                           czk_groth16_section_name(sec), first, first + n, f->len[sec]);
+    if (n == 0) return CZK_OK;
+    raw_read r;
+    memset(&r, 0, sizeof r);
+    r.fd = f->fd;
+    r.dst = dst;
+    r.off = (uint64_t)(f->src[sec] - f->m.data) + (uint64_t)first * enc_size(sec);
+    r.n = n * enc_size(sec);
+    /* Four pieces a thread, at least 1 MiB each. */
+    const size_t threads = czk_pool_size(pool);
+    r.piece = (r.n + 4 * threads - 1) / (4 * threads);
+    if (r.piece < ((size_t)1 << 20)) r.piece = (size_t)1 << 20;
+    atomic_init(&r.bad_errno, 0);
+    czk_pool_run(pool, (r.n + r.piece - 1) / r.piece, raw_task, &r);
+    const int e = atomic_load(&r.bad_errno);
+    if (e == 0) return CZK_OK;
+    return czk_err_set(err, CZK_EIO, "%s: reading %s at offset %" PRIu64 ": %s", f->path,
+                       czk_groth16_section_name(sec), r.bad_off, strerror(e));
+}
+
+size_t czk_groth16_params_file_len(const czk_groth16_params_file *f, czk_groth16_section sec)
+{
+    return f != NULL && (unsigned)sec < CZK_G16_SECTIONS ? f->len[sec] : 0;
 }
 
 const char *czk_groth16_params_file_path(const czk_groth16_params_file *f)
@@ -370,6 +440,7 @@ void czk_groth16_params_file_close(czk_groth16_params_file *f)
 {
     if (f == NULL) return;
     czk__map_close(&f->m);
+    if (f->fd >= 0) close(f->fd);
     czk_free(f->path);
     czk_free(f);
 }

@@ -2,7 +2,8 @@
  * .params points decoded on the GPU (czk_gpu_loader, src/groth16/gpu_load.cu) against the
  * host reader (czk_groth16_params_file_decode) on one file of about 1 GB: h of 2^22 − 1
  * points and b_g2 of 1.5 M, so both groups run through more chunks than there are staging
- * slots and every slot is reused. Skips (exit 77) without a GPU.
+ * slots and every slot is reused (CZK_TEST_GPU_SMALL, for sanitizer runs: a few chunks).
+ * Skips (exit 77) without a GPU.
  *
  *  - Every section, whole, back to the host: the host reader's bytes.
  *  - Into an SRS that keeps a prefix of each section (czk_gpu_srs_create_plan), the rest
@@ -29,7 +30,10 @@
 static czk_pool *pool;
 static char path[256];
 
-enum { H_LEN = (1 << 22) - 1, AUX = 1500000, IC = 3, A_AUX = 1000, B_LEN = 1500001 };
+enum { IC = 3, A_AUX = 1000 };
+/* The sizes; CZK_TEST_GPU_SMALL (sanitizer runs) takes a file of a few chunks. */
+static size_t H_LEN = ((size_t)1 << 22) - 1, AUX = 1500000, B_LEN = 1500001;
+static unsigned LOG_M = 22;
 
 static void *xmalloc(size_t n)
 {
@@ -112,7 +116,7 @@ static void make_key(void)
     chain_g2(key.b_g2, B_LEN);
     key.n_inputs = IC;
     key.n_aux = AUX;
-    key.log_m = 22;
+    key.log_m = LOG_M;
     want[CZK_G16_H] = key.h;
     want[CZK_G16_L] = key.l;
     want[CZK_G16_A] = key.a;
@@ -163,7 +167,7 @@ static void test_host(void)
                   czk_groth16_section_name(sec));
     }
     /* A range that starts and ends mid-chunk. */
-    const size_t first = 123457, n = 2100000;
+    const size_t first = H_LEN / 34, n = H_LEN / 2;
     CHECK_STATUS(czk_gpu_loader_decode(l, CZK_G16_H, first, n, NULL, 0, got, &err), CZK_OK);
     CHECK(memcmp(got, key.h + first, n * 96) == 0);
     /* Outside the section. */
@@ -228,11 +232,11 @@ static void test_damage(void)
         uint8_t xor_, set;
         const char *needle;
     } cases[] = {
-        {"off the curve", CZK_G16_H, 3500001, 95, 4, 0, "curve"},
-        {"x ≥ p", CZK_G16_L, 1400000, 0, 0, 0x1f, "modulus"},
-        {"infinity flag", CZK_G16_B_G2, 1400003, 0, 0x40, 0, "flag"},
+        {"off the curve", CZK_G16_H, H_LEN / 6 * 5 + 1, 95, 4, 0, "curve"},
+        {"x ≥ p", CZK_G16_L, AUX / 15 * 14, 0, 0, 0x1f, "modulus"},
+        {"infinity flag", CZK_G16_B_G2, B_LEN / 15 * 14 + 3, 0, 0x40, 0, "flag"},
         {"compression flag", CZK_G16_B_G1, 5, 0, 0x80, 0, "flag"},
-        {"(0, 0)", CZK_G16_B_G2, 1000000, 0, 0, 0, "curve"},
+        {"(0, 0)", CZK_G16_B_G2, B_LEN / 3 * 2, 0, 0, 0, "curve"},
     };
     char want_idx[96];
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -269,7 +273,7 @@ static void test_damage(void)
         CHECK_MSG(st == hst && st != CZK_OK && strcmp(err.msg, herr.msg) == 0,
                   "%s: GPU %d \"%s\", host %d \"%s\"", cases[c].what, st, err.msg, hst, herr.msg);
         CHECK_MSG(strstr(err.msg, want_idx) != NULL && strstr(err.msg, cases[c].needle) != NULL &&
-                      strstr(err.msg, "load.params") != NULL,
+                      strstr(err.msg, "gpu-load-") != NULL,
                   "%s: \"%s\" lacks \"%s\" or \"%s\"", cases[c].what, err.msg, want_idx,
                   cases[c].needle);
         /* The loader goes on: a good section decodes. */
@@ -291,6 +295,7 @@ int main(void)
     czk_log_set_level(CZK_LOG_ERROR);
     czk_err err;
     CHECK_STATUS(czk_pool_create(&pool, 0, &err), CZK_OK);
+    if (getenv("CZK_TEST_GPU_SMALL") != NULL) H_LEN = ((size_t)1 << 18) - 1, AUX = 150000, B_LEN = 90001, LOG_M = 18;
     snprintf(path, sizeof path, "/tmp/czk-test-gpu-load-%d.params", (int)getpid());
     make_key();
     write_key();
