@@ -401,6 +401,7 @@ typedef struct czk__gpu_lock {
     bool busy;
     unsigned urgent_waiting;
     unsigned inflight; /* proofs on the GPU: the holder's and those that handed it on */
+    bool alone;        /* the holder asked for the GPU to itself */
 } czk__gpu_lock;
 
 struct czk_engine {
@@ -531,6 +532,8 @@ void czk__sched_gpu_lock_destroy(czk__gpu_lock *l);
 void czk__sched_gpu_lock_ex(czk__gpu_lock *l, bool urgent, bool alone);
 /** czk__sched_gpu_lock_ex, not alone. */
 void czk__sched_gpu_lock(czk__gpu_lock *l, bool urgent);
+/** Run beside the holder without taking the GPU (counted in flight until czk__sched_gpu_done). */
+void czk__sched_gpu_enter(czk__gpu_lock *l);
 /** Hand the GPU on: the next holder may start beside the proof still running. */
 void czk__sched_gpu_unlock(czk__gpu_lock *l);
 /** A proof taken with czk__sched_gpu_lock has left the GPU. */

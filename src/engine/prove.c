@@ -51,8 +51,16 @@ static czk_status gpu_prove(czk_engine *e, czk__prover *pv, czk__params *pe, czk
     if (pe->gpu_srs[g] == NULL && !czk__params_on_host(pe))
         return czk_err_set(err, CZK_EINTERNAL, "%s: the test parameters are not on gpu%d",
                            pe->id, pv->gpu);
+    /* An express proof of a planned set runs beside the proof that holds the GPU, on
+     * streams of higher priority, instead of waiting up to a whole streamed call for it:
+     * the set's plan, or the plans of the sets loaded after it, left room on the device
+     * for one proof of every other set beside it (czk__budget_load). */
+    const bool beside = pv->express && pe->planned;
     const uint64_t t_wait = czk_clock_us();
-    czk__sched_gpu_lock(&e->gpu_mu[g], pv->express);
+    if (beside)
+        czk__sched_gpu_enter(&e->gpu_mu[g]);
+    else
+        czk__sched_gpu_lock(&e->gpu_mu[g], pv->express);
     const uint64_t t_locked = czk_clock_us();
     if (pe->gpu_srs[g] == NULL && !pe->gpu_srs_failed[g]) {
         czk_err serr;
@@ -65,11 +73,11 @@ static czk_status gpu_prove(czk_engine *e, czk__prover *pv, czk__params *pe, czk
     }
     czk_gpu_prove_stats stats;
     memset(&stats, 0, sizeof stats);
-    gpu_release rel = {&e->gpu_mu[g], false, 0};
+    gpu_release rel = {&e->gpu_mu[g], beside, 0};
     czk_gpu_prove_opts opts;
     memset(&opts, 0, sizeof opts);
-    opts.on_compute = gpu_release_early;
-    opts.on_compute_arg = &rel;
+    opts.on_compute = beside ? NULL : gpu_release_early;
+    opts.on_compute_arg = beside ? NULL : &rel;
     opts.urgent = pv->express;
     opts.plan = pe->planned ? &pe->plan[g] : NULL;
     for (int k = 0; k < 3; k++) opts.packed_abc[k] = p->has_packed[k] ? &p->packed[k] : NULL;
@@ -88,6 +96,7 @@ static czk_status gpu_prove(czk_engine *e, czk__prover *pv, czk__params *pe, czk
         st = czk_gpu_prove_ex(&p->proof, pv->gpu, &pe->pk, pe->gpu_srs[g], asg, NULL, NULL,
                               e->pool, &opts, NULL, &stats, err);
     uint64_t t1 = czk_clock_us();
+    if (beside) rel.t = t0; /* held nothing */
     if (!rel.released) {
         rel.t = t1;
         czk__sched_gpu_unlock(&e->gpu_mu[g]);

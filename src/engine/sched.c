@@ -105,7 +105,9 @@ void czk__sched_gpu_lock_init(czk__gpu_lock *l)
     pthread_mutex_init(&l->mu, NULL);
     pthread_cond_init(&l->cv, NULL);
     l->busy = false;
+    l->alone = false;
     l->urgent_waiting = 0;
+    l->inflight = 0;
 }
 
 void czk__sched_gpu_lock_destroy(czk__gpu_lock *l)
@@ -123,6 +125,7 @@ void czk__sched_gpu_lock_ex(czk__gpu_lock *l, bool urgent, bool alone)
         pthread_cond_wait(&l->cv, &l->mu);
     if (urgent) l->urgent_waiting--;
     l->busy = true;
+    l->alone = alone;
     l->inflight++;
     pthread_mutex_unlock(&l->mu);
 }
@@ -130,6 +133,16 @@ void czk__sched_gpu_lock_ex(czk__gpu_lock *l, bool urgent, bool alone)
 void czk__sched_gpu_lock(czk__gpu_lock *l, bool urgent)
 {
     czk__sched_gpu_lock_ex(l, urgent, false);
+}
+
+/* A proof that runs beside the one holding the GPU (an express proof planned with room for
+ * it): counted in flight, so that a proof that needs the GPU alone waits for it too. */
+void czk__sched_gpu_enter(czk__gpu_lock *l)
+{
+    pthread_mutex_lock(&l->mu);
+    while (l->busy && l->alone) pthread_cond_wait(&l->cv, &l->mu);
+    l->inflight++;
+    pthread_mutex_unlock(&l->mu);
 }
 
 /* A proof taken with czk__sched_gpu_lock has left the GPU (after its czk__sched_gpu_unlock or
@@ -146,6 +159,7 @@ void czk__sched_gpu_unlock(czk__gpu_lock *l)
 {
     pthread_mutex_lock(&l->mu);
     l->busy = false;
+    l->alone = false;
     pthread_cond_broadcast(&l->cv);
     pthread_mutex_unlock(&l->mu);
 }
