@@ -14,7 +14,7 @@
 #
 # Knobs: SIZE (32GiB; 2KiB for a dry run), LIMITS ("0 48GiB 32GiB 24GiB 16GiB 12GiB"; 0 = the
 # whole device), BALLAST ("0": memory_limit only; "0 1": both ways; "1": ballast only),
-# N_POREP (3), WIN_AT (16GiB), SNAP_AT ("": none; e.g. "24GiB 16GiB"), BUDGET (80GiB),
+# N_POREP (3), COLD (1; 0: the first load is from the page cache too), WIN_AT (16GiB), SNAP_AT ("": none; e.g. "24GiB 16GiB"), BUDGET (80GiB),
 # SYNTH_WORKERS (3), SYNTH_THREADS (18), DEADLINE_S (560), PARAM_DIR, OUT, DISK_S (the disk's
 # read time measured before: not read again).
 set -u
@@ -139,7 +139,7 @@ stop_ballast() {
 }
 
 # ---- one memory size ---------------------------------------------------------------------
-first_load=1
+first_load=${COLD:-1} # COLD=0: the page cache is not dropped before the first load
 run_limit() { # LIMIT HOW (limit | ballast)
   local lim=$1 how=$2 tag="$1-$2"
   GPU_LIMIT=
