@@ -741,6 +741,34 @@ static void test_params_file_ranges(void)
     /* Ranges past the end are refused by name. */
     CHECK_ERR(czk_groth16_params_file_decode(pf, CZK_G16_L, 600, 101, pts, false, NULL, ERR),
               CZK_EINVAL, "l: points [600, 701)");
+    /* The raw reader (the GPU loader's): any range's bytes as the file holds them, on the
+     * pool or not; the lengths as the shape's. */
+    {
+        size_t flen;
+        uint8_t *img = read_whole(f, &flen);
+        params_layout lo = layout_of(&p);
+        const size_t at[CZK_G16_SECTIONS] = {lo.h, lo.l, lo.a, lo.b_g1, lo.b_g2};
+        for (int t = 0; t < 20; t++) {
+            czk_groth16_section sec = (czk_groth16_section)(t % CZK_G16_SECTIONS);
+            size_t len = czk_groth16_section_len(&p, sec), el = sec == CZK_G16_B_G2 ? 192 : 96;
+            CHECK(czk_groth16_params_file_len(pf, sec) == len);
+            size_t first = (size_t)(czk_test_rand64() % (len + 1));
+            size_t n = (size_t)(czk_test_rand64() % (len - first + 1));
+            memset(pts, 0x5a, n * el);
+            CHECK_STATUS(czk_groth16_params_file_read(pf, sec, first, n, pts, t & 1 ? pool : NULL,
+                                                      NULL),
+                         CZK_OK);
+            CHECK(memcmp(pts, img + at[sec] + 4 + first * el, n * el) == 0);
+        }
+        CHECK_ERR(czk_groth16_params_file_read(pf, CZK_G16_A, 500, 10, pts, NULL, ERR),
+                  CZK_EINVAL, "a points [500, 510)");
+        /* Cut short after it was opened: the read fails by name, not with stale bytes. */
+        write_file(f, img, lo.b_g2);
+        CHECK_ERR(czk_groth16_params_file_read(pf, CZK_G16_B_G2, 0, 300, pts, pool, ERR),
+                  CZK_EIO, "reading b_g2 at offset");
+        write_file(f, img, flen);
+        free(img);
+    }
     czk_groth16_params_file_close(pf);
     czk_groth16_params_free(&shape);
 
