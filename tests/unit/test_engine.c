@@ -20,6 +20,7 @@
 #include <jansson.h>
 #include <pthread.h>
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1683,6 +1684,71 @@ static void test_sched_lanes(void)
     CHECK(!czk__sched_express(&pc) && czk__sched_best_ordinary(&q[1], 1) == 0);
 }
 
+/* A thread that enters beside the GPU's holder (or takes it alone) and says when it has. */
+typedef struct lock_try {
+    czk__gpu_lock *l;
+    bool alone;
+    atomic_bool in;
+} lock_try;
+
+static void *lock_try_main(void *arg)
+{
+    lock_try *t = arg;
+    if (t->alone)
+        czk__sched_gpu_lock_ex(t->l, false, true);
+    else
+        czk__sched_gpu_enter(t->l);
+    atomic_store(&t->in, true);
+    return NULL;
+}
+
+static bool lock_try_wait(lock_try *t, int ms)
+{
+    for (int i = 0; i < ms && !atomic_load(&t->in); i++) usleep(1000);
+    return atomic_load(&t->in);
+}
+
+/*
+ * The GPU lock's beside entry (an express proof of a planned set): it does not wait for a
+ * holder, but does wait while the holder asked for the GPU alone, and a proof that asks
+ * for it alone waits for one beside it to leave.
+ */
+static void test_gpu_lock_beside(void)
+{
+    czk__gpu_lock l;
+    memset(&l, 0, sizeof l);
+    czk__sched_gpu_lock_init(&l);
+    pthread_t th;
+    /* Beside an ordinary holder: in at once. */
+    czk__sched_gpu_lock(&l, false);
+    lock_try b = {&l, false, false};
+    CHECK(pthread_create(&th, NULL, lock_try_main, &b) == 0);
+    CHECK(lock_try_wait(&b, 2000));
+    pthread_join(th, NULL);
+    czk__sched_gpu_done(&l); /* the beside proof leaves */
+    czk__sched_gpu_unlock(&l);
+    czk__sched_gpu_done(&l);
+    /* Beside a holder that asked for the GPU alone: only once it has given it back. */
+    czk__sched_gpu_lock_ex(&l, false, true);
+    lock_try d = {&l, false, false};
+    CHECK(pthread_create(&th, NULL, lock_try_main, &d) == 0);
+    CHECK(!lock_try_wait(&d, 100));
+    czk__sched_gpu_unlock(&l);
+    CHECK(lock_try_wait(&d, 2000));
+    pthread_join(th, NULL);
+    czk__sched_gpu_done(&l); /* the alone holder */
+    /* d is still beside: a proof that wants the GPU alone waits for it. */
+    lock_try f = {&l, true, false};
+    CHECK(pthread_create(&th, NULL, lock_try_main, &f) == 0);
+    CHECK(!lock_try_wait(&f, 100));
+    czk__sched_gpu_done(&l);
+    CHECK(lock_try_wait(&f, 2000));
+    pthread_join(th, NULL);
+    czk__sched_gpu_unlock(&l);
+    czk__sched_gpu_done(&l);
+    czk__sched_gpu_lock_destroy(&l);
+}
+
 int main(void)
 {
     czk_test_seed();
@@ -1693,6 +1759,7 @@ int main(void)
     RUNW(test_priority);
     RUNW(test_express_lane);
     RUN(test_sched_lanes);
+    RUN(test_gpu_lock_beside);
     RUNW(test_cpu_express_lane);
     RUNW(test_dedup);
     RUNW(test_retry_and_forget);
