@@ -45,9 +45,9 @@
  *   CALL_S         the fixed costs of one more MSM call (classification, window
  *                  reductions, two host round trips; not scaled): at 16 GiB, 33 calls
  *                  of 2^24 against 63 of 2^23 cost 0.43 s more (2.525 against 2.964 s)
- * The model gives 1.23 s a call for the whole GPU (measured 1.229 s), 1.69 s at 24 GiB
- * (1.92 s, measured while the density copies still held the H step 0.16 s), 2.26 s at
- * 16 GiB (2.346 s on the real path) and 2.33 s at 12 GiB (2.392 s): about 5 % under.
+ * The model gives 1.23 s a call for the whole GPU (measured 1.229 s), 1.69 s at 48, 32
+ * and 24 GiB (calls on the real path 1.616, 1.738 and 1.701 s), 2.25 s at 16 GiB (2.343 s)
+ * and 2.34 s at 12 GiB (2.508 s): within 7 %, mostly under.
  */
 static const struct {
     double compute_s, h_fixed, h_msm, w_msm, w_beside, split_tables_s, call_s;
