@@ -296,7 +296,16 @@ int main(void)
     czk_err err;
     CHECK_STATUS(czk_pool_create(&pool, 0, &err), CZK_OK);
     if (getenv("CZK_TEST_GPU_SMALL") != NULL) H_LEN = ((size_t)1 << 18) - 1, AUX = 150000, B_LEN = 90001, LOG_M = 18;
-    snprintf(path, sizeof path, "/tmp/czk-test-gpu-load-%d.params", (int)getpid());
+    /* A fresh file in the temporary directory ($TMPDIR, else the system's). */
+    const char *td = getenv("TMPDIR");
+    snprintf(path, sizeof path, "%s/czk-test-gpu-load-XXXXXX.params",
+             td != NULL && td[0] != '\0' ? td : P_tmpdir);
+    int fd = mkstemps(path, (int)strlen(".params"));
+    if (fd < 0) {
+        perror("mkstemps");
+        return 1;
+    }
+    close(fd);
     make_key();
     write_key();
     RUN(test_host);
