@@ -559,7 +559,7 @@ czk_status classify(scratch &sc, const pinned_slot &readback, const czk_scalar *
  */
 template <class F>
 uint32_t window_group(const scratch &sc, const czk_gpu_tuning &tu, uint32_t nsig, unsigned nwin,
-                      uint32_t nb)
+                      uint32_t nb, uint32_t L)
 {
     constexpr uint64_t KEYS_BUDGET = 4ull << 30;
     uint32_t gw = (uint32_t)(KEYS_BUDGET / (8ull * nsig));
@@ -567,10 +567,10 @@ uint32_t window_group(const scratch &sc, const czk_gpu_tuning &tu, uint32_t nsig
     if (sc.cap != 0) {
         /* Under a scratch cap, fewer windows a group: what the group's entries may take
          * is what the cap leaves after the sort's temporaries, the buckets and the
-         * carries (at their most, chunks of 32 entries). */
+         * carries of chunks of L entries. */
         const uint64_t X = sizeof(xyzz_t<F>);
         const uint64_t rest = 16ull * nsig + (uint64_t)nwin * nb * X +
-                              ((uint64_t)nwin * (nsig / 32 + 1)) * (X + 4) * 33 / 32 +
+                              ((uint64_t)nwin * (nsig / L + 1)) * (X + 4) * 33 / 32 +
                               (1ull << 17) * (X + 4) * 33 / 32;
         const uint64_t room = sc.cap > sc.used + rest ? sc.cap - sc.used - rest : 0;
         const uint64_t fit = room / (8ull * nsig);
@@ -707,7 +707,8 @@ czk_status pippenger(scratch &sc, const czk_gpu_tuning &tu, const affine_t<typen
     const unsigned nwin = ws.nwin;
     const unsigned c = ws.max_width();
     const uint32_t nb = 1u << (c - 1);
-    const uint32_t gw = window_group<F>(sc, tu, nsig, nwin, nb);
+    const uint32_t L = chunk_length<G>(tu, nsig, nb);
+    const uint32_t gw = window_group<F>(sc, tu, nsig, nwin, nb, L);
     uint32_t *keys_tmp, *vals_tmp, *keys, *vals;
     TRY_STATUS(sc.alloc(&keys_tmp, nsig, err));
     TRY_STATUS(sc.alloc(&vals_tmp, nsig, err));
@@ -725,7 +726,6 @@ czk_status pippenger(scratch &sc, const czk_gpu_tuning &tu, const affine_t<typen
     void *tmp2;
     TRY_STATUS(sc.alloc((uint8_t **)&tmp2, tmp_sort, err));
 
-    const uint32_t L = chunk_length<G>(tu, nsig, nb);
     uint32_t chunks = (nsig + L - 1) / L;
     uint32_t m = nwin * chunks;
 
