@@ -9,8 +9,8 @@
  * Bases: distinct points made on the GPU (czk_gpu_bases_synthesize: P = H + t·D2 + j·D1
  * for random subgroup points H, D1, D2), since 2^26 random points would take the CPU hours.
  *
- *   bench_gpu_msm [--max-log 26] [--min-log 20] [--g2-log 24] [--no-01] [--reps 5] [--gpu 0]
- *                 [--configs "W=21,L=64;W=22;..."]
+ *   bench_gpu_msm [--max-log 26] [--min-log 20] [--g2-log 24] [--no-01] [--witness]
+ *                 [--reps 5] [--gpu 0] [--configs "W=21,L=64;W=22;..."]
  *
  * --configs sweeps the MSM tuning knobs (czk_gpu_tuning, include/czk/gpu.h): each
  * ';'-separated configuration sets msm_window (W), msm_chunk (L), msm_red_threads (R) and
@@ -52,14 +52,14 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* bits01 = fraction of scalars in {0, 1}; the rest uniform 255-bit values. */
-static void fill_scalars(czk_scalar *s, size_t n, double bits01)
+/* A share p_sig of uniform 255-bit scalars, p_one of ones, the rest zeros. */
+static void fill_scalars(czk_scalar *s, size_t n, double p_sig, double p_one)
 {
     for (size_t i = 0; i < n; i++) {
         double u = (double)(rand64() >> 11) * 0x1.0p-53;
-        if (u < bits01) {
+        if (u >= p_sig) {
             memset(&s[i], 0, sizeof s[i]);
-            s[i].l[0] = u < bits01 / 2 ? 0 : 1;
+            s[i].l[0] = u < p_sig + p_one ? 1 : 0;
             continue;
         }
         for (int j = 0; j < 4; j++) s[i].l[j] = rand64();
@@ -111,9 +111,9 @@ static void apply_config(int k)
     if (czk_gpu_set_tuning(&t, &err) != CZK_OK) fprintf(stderr, "--configs: %s\n", err.msg);
 }
 
-static int run_msm(int gpu, int group, czk_gpu_bases *bases, size_t n, double bits01, int reps,
-                   const char *name, unsigned log_n, double floor_ms, double peer_ms,
-                   double target_ms)
+static int run_msm(int gpu, int group, czk_gpu_bases *bases, size_t n, double p_sig,
+                   double p_one, int reps, const char *name, unsigned log_n, double floor_ms,
+                   double peer_ms, double target_ms)
 {
     czk_err err;
     czk_scalar *s = malloc(n * sizeof *s);
@@ -121,7 +121,7 @@ static int run_msm(int gpu, int group, czk_gpu_bases *bases, size_t n, double bi
         fprintf(stderr, "out of host memory\n");
         return 1;
     }
-    fill_scalars(s, n, bits01);
+    fill_scalars(s, n, p_sig, p_one);
     czk_gpu_scalars *ds = NULL;
     if (czk_gpu_scalars_upload(gpu, s, n, &ds, &err) != CZK_OK) {
         fprintf(stderr, "upload: %s\n", err.msg);
@@ -162,12 +162,19 @@ static int run_msm(int gpu, int group, czk_gpu_bases *bases, size_t n, double bi
         }
         qsort(t, (size_t)reps, sizeof t[0], cmp_double);
         double med = t[reps / 2];
-        printf("%-22s 2^%-2u %9.1f ms  window %2u  sig %10zu  floor %7.1f ms (%.2fx)  peer %7.1f ms  "
-               "target %7.1f ms  %s%s%s (min %.1f max %.1f)\n",
-               name, log_n, med, st.window_bits, st.n_sig, floor_ms, med / floor_ms, peer_ms,
-               target_ms, target_ms > 0 ? (med <= target_ms ? "MET" : "missed") : "",
-               nconfigs > 0 ? "  config " : "", nconfigs > 0 ? configs[cfg] : "", t[0],
-               t[reps - 1]);
+        if (floor_ms > 0)
+            printf("%-22s 2^%-2u %9.1f ms  window %2u  sig %10zu  floor %7.1f ms (%.2fx)  peer "
+                   "%7.1f ms  target %7.1f ms  %s%s%s (min %.1f max %.1f)\n",
+                   name, log_n, med, st.window_bits, st.n_sig, floor_ms, med / floor_ms, peer_ms,
+                   target_ms, target_ms > 0 ? (med <= target_ms ? "MET" : "missed") : "",
+                   nconfigs > 0 ? "  config " : "", nconfigs > 0 ? configs[cfg] : "", t[0],
+                   t[reps - 1]);
+        else /* a profile without a floor: its counts instead */
+            printf("%-22s 2^%-2u %9.1f ms  window %2u  sig %10zu  ones %10zu (tree %zu)  %s%s "
+                   "(min %.1f max %.1f)\n",
+                   name, log_n, med, st.window_bits, st.n_sig, st.n_one, st.n_one_tree,
+                   nconfigs > 0 ? "  config " : "", nconfigs > 0 ? configs[cfg] : "", t[0],
+                   t[reps - 1]);
         fflush(stdout);
         if (cfg == 0 && nresults < 16)
             results[nresults++] =
@@ -178,10 +185,58 @@ static int run_msm(int gpu, int group, czk_gpu_bases *bases, size_t n, double bi
     return failed || any_failed;
 }
 
+/* --witness: the same scalars in pieces of 2^piece_log through the accumulator the partition
+ * prover's witness MSMs use (czk__gpu_msm_acc), device time summed over the pieces. */
+static int run_acc(int gpu, czk_gpu_bases *bases, size_t n, unsigned piece_log, double p_sig,
+                   double p_one, int reps, const char *name, unsigned log_n)
+{
+    czk_err err;
+    czk_scalar *s = malloc(n * sizeof *s);
+    if (s == NULL) return 1;
+    fill_scalars(s, n, p_sig, p_one);
+    czk_gpu_scalars *ds = NULL;
+    if (czk_gpu_scalars_upload(gpu, s, n, &ds, &err) != CZK_OK) {
+        fprintf(stderr, "upload: %s\n", err.msg);
+        free(s);
+        return 1;
+    }
+    free(s);
+    const czk_scalar *sd = czk__gpu_scalars_dev(ds);
+    const czk_g1_affine *bd = czk__gpu_bases_dev(bases);
+    const size_t piece = (size_t)1 << piece_log;
+    double t[32];
+    czk_gpu_msm_stats st;
+    if (reps > 31) reps = 31;
+    for (int r = 0; r <= reps; r++) {
+        czk__gpu_msm_acc *a = NULL;
+        czk_g1_jac out;
+        czk_status rc = czk__gpu_msm_acc_begin(gpu, 1, n, &a, &err);
+        for (size_t lo = 0; lo < n && rc == CZK_OK; lo += piece) {
+            const size_t len = n - lo < piece ? n - lo : piece;
+            rc = czk__gpu_msm_acc_add(a, bd + lo, len, sd + lo, len, NULL, NULL, &err);
+        }
+        if (rc == CZK_OK) rc = czk__gpu_msm_acc_end(a, &out, &st, &err);
+        czk__gpu_msm_acc_free(a);
+        if (rc != CZK_OK) {
+            fprintf(stderr, "%s: %s\n", name, err.msg);
+            czk_gpu_scalars_destroy(ds);
+            return 1;
+        }
+        if (r > 0) t[r - 1] = st.device_ms;
+    }
+    qsort(t, (size_t)reps, sizeof t[0], cmp_double);
+    printf("%-22s 2^%-2u %9.1f ms  in pieces of 2^%u through the accumulator  sig %10zu  ones "
+           "%10zu  (min %.1f max %.1f)\n",
+           name, log_n, t[reps / 2], piece_log, st.n_sig, st.n_one, t[0], t[reps - 1]);
+    fflush(stdout);
+    czk_gpu_scalars_destroy(ds);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     unsigned max_log = 26, min_log = 0, g2_log = 24;
-    int reps = 5, gpu = 0, with01 = 1;
+    int reps = 5, gpu = 0, with01 = 1, witness = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--max-log") && i + 1 < argc) max_log = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--g2-log") && i + 1 < argc) g2_log = (unsigned)atoi(argv[++i]);
@@ -189,14 +244,15 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--gpu") && i + 1 < argc) gpu = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--min-log") && i + 1 < argc) min_log = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--no-01")) with01 = 0;
+        else if (!strcmp(argv[i], "--witness")) witness = 1;
         else if (!strcmp(argv[i], "--configs") && i + 1 < argc) {
             for (char *c = strtok(argv[++i], ";"); c != NULL && nconfigs < MAX_CONFIGS;
                  c = strtok(NULL, ";"))
                 configs[nconfigs++] = c;
         } else {
             fprintf(stderr,
-                    "usage: %s [--max-log N] [--min-log N] [--g2-log N] [--no-01] [--reps R] "
-                    "[--gpu G] [--configs \"W=22,L=128,R=65536,G=4;...\"]\n",
+                    "usage: %s [--max-log N] [--min-log N] [--g2-log N] [--no-01] [--witness] "
+                    "[--reps R] [--gpu G] [--configs \"W=22,L=128,R=65536,G=4;...\"]\n",
                     argv[0]);
             return 2;
         }
@@ -242,13 +298,33 @@ int main(int argc, char **argv)
     int rc = 0;
     for (size_t k = 0; k < sizeof g1 / sizeof g1[0] && rc == 0; k++) {
         if (g1[k].lg > max_log || g1[k].lg < min_log) continue;
-        rc = run_msm(gpu, 1, b1, (size_t)1 << g1[k].lg, 0.0, reps, "G1 random", g1[k].lg,
+        rc = run_msm(gpu, 1, b1, (size_t)1 << g1[k].lg, 1.0, 0.0, reps, "G1 random", g1[k].lg,
                      g1[k].floor, g1[k].peer, g1[k].target);
     }
     if (rc == 0 && max_log >= 26 && with01) {
         size_t n = (size_t)1 << 26;
         double floor = (0.1 * n * 13 + 0.45 * n) / 2.59e9 * 1e3;
-        rc = run_msm(gpu, 1, b1, n, 0.9, reps, "G1 90% {0,1}", 26, floor, 170, 120);
+        rc = run_msm(gpu, 1, b1, n, 0.1, 0.45, reps, "G1 90% {0,1}", 26, floor, 170, 120);
+    }
+    /* --witness: a PoRep partition's L profile (1.31 % significant, 47.3 % ones: 1.70 M and
+     * 61.6 M of 130 M), whole and in the planner's calls of 2^24, and each part alone: what a
+     * call costs beyond its share of the whole; then the whole in pieces of 2^24 through the
+     * accumulator. */
+    if (rc == 0 && witness) {
+        static const struct {
+            const char *name;
+            double sig, one;
+        } prof[] = {{"L profile", 0.0131, 0.473},
+                    {"L's significant only", 0.0131, 0},
+                    {"L's ones only", 0, 0.473},
+                    {"zeros only", 0, 0}};
+        for (unsigned lg = 24; lg <= max_log && rc == 0; lg += max_log > 24 ? max_log - 24 : 1)
+            for (size_t k = 0; k < sizeof prof / sizeof prof[0] && rc == 0; k++)
+                rc = run_msm(gpu, 1, b1, (size_t)1 << lg, prof[k].sig, prof[k].one, reps,
+                             prof[k].name, lg, 0, 0, 0);
+        if (rc == 0 && max_log > 24)
+            rc = run_acc(gpu, b1, (size_t)1 << max_log, 24, prof[0].sig, prof[0].one, reps,
+                         prof[0].name, max_log);
     }
     czk_gpu_bases_destroy(b1);
     czk_gpu_msm_trim(gpu);
@@ -267,7 +343,7 @@ int main(int argc, char **argv)
             if (results[k].log_n == g2_log && !strcmp(results[k].name, "G1 random"))
                 g1_ms = results[k].ms;
         double floor = g2_log == 24 ? 3 * 92.0 : 3 * 92.0 / (double)(1u << (24 - g2_log));
-        rc = run_msm(gpu, 2, b2, (size_t)1 << g2_log, 0.0, reps, "G2 random", g2_log, floor, 0,
+        rc = run_msm(gpu, 2, b2, (size_t)1 << g2_log, 1.0, 0.0, reps, "G2 random", g2_log, floor, 0,
                      g1_ms > 0 ? 3.5 * g1_ms : 0);
         czk_gpu_bases_destroy(b2);
         czk_gpu_msm_trim(gpu);

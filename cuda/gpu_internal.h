@@ -68,6 +68,8 @@ czk_status czk__gpu_mem_pool(int gpu, cudaMemPool_t *out, czk_err *err);
 
 /** Device address of the first point of a bases handle (cuda/msm.cu; for src/groth16/gpu_prove.cu). */
 const void *czk__gpu_bases_dev(const czk_gpu_bases *b);
+/** Device address of the first scalar of an uploaded scalar array (cuda/msm.cu; tests). */
+const czk_scalar *czk__gpu_scalars_dev(const czk_gpu_scalars *s);
 
 /** A bases handle of n points of group 1 or 2 on GPU `gpu` with its memory reserved and
  *  not set (cuda/msm.cu), for an SRS that the fixed-base kernels fill in place. */
@@ -109,6 +111,28 @@ czk_status czk__gpu_msm_dev(int gpu, int group, void *out, const void *bases_dev
                             const czk_scalar *scalars_dev, size_t n, const uint64_t *density,
                             const uint64_t *density_dev, czk_gpu_msm_stats *stats,
                             czk_err *err);
+
+/**
+ * One MSM over bases that come in pieces, for mostly-0/1 scalars (cuda/msm.cu, msm_acc):
+ * begin on GPU `gpu` for group 1 or 2 and at most n_hint scalars in all (what the compact
+ * set is sized by); add one piece at a time (its bases on the device,
+ * read before add returns, and its scalars and density as czk__gpu_msm_dev takes them); end
+ * puts the sum of every piece in *out (a czk_g1_jac or czk_g2_jac). Its device memory comes
+ * within the calling thread's scratch cap (taken at begin): CZK_ERESOURCE when it does not
+ * fit, after which the accumulator can only be freed.
+ */
+typedef struct czk__gpu_msm_acc czk__gpu_msm_acc;
+czk_status czk__gpu_msm_acc_begin(int gpu, int group, size_t n_hint, czk__gpu_msm_acc **out,
+                                  czk_err *err);
+czk_status czk__gpu_msm_acc_add(czk__gpu_msm_acc *a, const void *bases_dev, size_t nbases,
+                                const czk_scalar *scalars_dev, size_t n, const uint64_t *density,
+                                const uint64_t *density_dev, czk_err *err);
+czk_status czk__gpu_msm_acc_end(czk__gpu_msm_acc *a, void *out, czk_gpu_msm_stats *stats,
+                                czk_err *err);
+void czk__gpu_msm_acc_free(czk__gpu_msm_acc *a);
+/* Tests only: the compact set's capacity in scalars (0: the default), so that small MSMs
+ * reach every flush. */
+void czk__gpu_msm_acc_set_limit(uint32_t sig);
 
 /**
  * The Groth16 H step of czk_gpu_groth16_h_dev one vector at a time (cuda/ntt.cu; for

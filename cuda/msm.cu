@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include <atomic>
+#include <new>
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
@@ -110,6 +111,25 @@ __global__ void __launch_bounds__(EC_THREADS)
                 uint32_t *okeys, xyzz_t<F> *opts)
 {
     ones_body<F>(blockIdx.x * blockDim.x + threadIdx.x, bases, ik, m, L, okeys, opts);
+}
+
+/* The accumulator's gather (msm_acc) of significant scalars with their bases into the
+ * compact set, and the compact set's index list (scalar i against base i). */
+template <class F>
+__global__ void gather_sig_kernel(const affine_t<F> *bases, const czk_scalar *scalars,
+                                  const uint64_t *ik, uint32_t n, affine_t<F> *ob, czk_scalar *os)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const uint64_t v = ik[i];
+    ob[i] = bases[(uint32_t)v];
+    os[i] = scalars[v >> 32];
+}
+
+__global__ void iota_ik_kernel(uint64_t *ik, uint32_t n)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) ik[i] = (uint64_t)i << 32 | i;
 }
 
 /* The ones' batch-affine tree (cuda/ones_affine.cuh describes the steps). */
@@ -407,6 +427,8 @@ struct g1_traits {
     }
     static void set_inf(host_xyzz *o) { czk_g1_xyzz_set_inf(o); }
     static void to_jac(host_jac *o, const host_xyzz *a) { czk_g1_xyzz_to_jac(o, a); }
+    static void jac_inf(host_jac *o) { czk_g1_jac_set_inf(o); }
+    static void jac_add(host_jac *o, const host_jac *a, const host_jac *b) { czk_g1_jac_add(o, a, b); }
 };
 struct g2_traits {
     using F = fp2_t;
@@ -423,6 +445,8 @@ struct g2_traits {
     }
     static void set_inf(host_xyzz *o) { czk_g2_xyzz_set_inf(o); }
     static void to_jac(host_jac *o, const host_xyzz *a) { czk_g2_xyzz_to_jac(o, a); }
+    static void jac_inf(host_jac *o) { czk_g2_jac_set_inf(o); }
+    static void jac_add(host_jac *o, const host_jac *a, const host_jac *b) { czk_g2_jac_add(o, a, b); }
 };
 
 /*
@@ -989,6 +1013,164 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     return CZK_OK;
 }
 
+/*
+ * An MSM whose bases come in pieces, for mostly-0/1 scalars (the partition prover's witness
+ * MSMs over bases it streams or cuts into calls): each piece is classified, its significant
+ * scalars gathered with their bases into one compact set, and its ones added into one sum
+ * on the device; the end runs one Pippenger over the compact set. Calls of their own paid
+ * for a Pippenger every piece: on an H200 a PoRep partition's L profile (1.3 % significant,
+ * 47 % ones) took 49.2 ms in one call of 2^27 and 8 × 14.7 ms in calls of 2^24, of which the
+ * significant scalars 8 × 8.9 against 23.2 ms whole (bench_gpu_msm --witness). Taking the
+ * ones' trees further down each piece (to 2^16 points, kept for one sum at the end) cost
+ * more than it saved: 92.2 ms in pieces against 6.2 ms of ones a piece alone, each level
+ * having a fixed cost of its own. A compact set that fills up, or a piece with more
+ * significant scalars than it holds, is summed on its own and added on the host. All of it
+ * is within the thread's scratch cap; an error leaves the accumulator unusable (the caller
+ * starts over another way).
+ */
+constexpr size_t ACC_SIG_BYTES = 320ull << 20; /* the compact set: bases and scalars */
+/* Tests only (czk__gpu_msm_acc_set_limits; 0: the default above). */
+std::atomic<uint32_t> g_acc_sig{0};
+
+template <class G> struct msm_acc {
+    using F = typename G::F;
+    using X = xyzz_t<F>;
+    using A = affine_t<F>;
+    czk_gpu_tuning tu;
+    pinned_slot readback; /* before sc: its destructor waits for the stream */
+    scratch sc;
+    cudaEvent_t e0 = nullptr, e1 = nullptr;
+    A *sig_b = nullptr;
+    czk_scalar *sig_s = nullptr;
+    X *ones = nullptr;
+    uint32_t nsig = 0, cap_sig = 0;
+    typename G::host_jac total;
+    czk_gpu_msm_stats st{};
+
+    ~msm_acc()
+    {
+        if (e0 != nullptr) cudaEventDestroy(e0);
+        if (e1 != nullptr) cudaEventDestroy(e1);
+    }
+
+    /* n_hint: the most scalars the pieces will hold (the compact set needs no more). */
+    czk_status begin(int gpu, size_t n_hint, czk_err *err)
+    {
+        czk_gpu_get_tuning(&tu);
+        TRY_STATUS(sc.init(gpu, err));
+        CZK_CUDA_TRY(err, cudaEventCreate(&e0));
+        CZK_CUDA_TRY(err, cudaEventCreate(&e1));
+        const uint32_t ts = g_acc_sig.load();
+        cap_sig = ts != 0 ? ts : (uint32_t)(ACC_SIG_BYTES / (sizeof(A) + sizeof(czk_scalar)));
+        const uint32_t hint = n_hint < (1u << 31) ? (uint32_t)(n_hint > 0 ? n_hint : 1) : 1u << 31;
+        if (hint < cap_sig) cap_sig = hint;
+        TRY_STATUS(sc.alloc(&sig_b, cap_sig, err));
+        TRY_STATUS(sc.alloc(&sig_s, cap_sig, err));
+        TRY_STATUS(sc.alloc(&ones, 1, err));
+        CZK_CUDA_TRY(err, cudaMemsetAsync(ones, 0, sizeof(X), sc.st));
+        G::jac_inf(&total);
+        return CZK_OK;
+    }
+
+    /* Pippenger over n significant scalars (ik: scalar index << 32 | base index) into the
+     * host total, with the ones' sum too when with_ones. */
+    czk_status part(const A *bases, const czk_scalar *scalars, const uint64_t *ik, uint32_t n,
+                    bool with_ones, czk_err *err)
+    {
+        const int mark = sc.np;
+        unsigned c = pick_window<G>(n > 0 ? n : 1);
+        if (tu.msm_window != 0) c = tu.msm_window;
+        const win_split ws = split_windows(c);
+        X *win = nullptr, *z = ones;
+        TRY_STATUS(sc.alloc(&win, ws.nwin, err));
+        CZK_CUDA_TRY(err, cudaMemsetAsync(win, 0, ws.nwin * sizeof(X), sc.st));
+        if (!with_ones) {
+            TRY_STATUS(sc.alloc(&z, 1, err));
+            CZK_CUDA_TRY(err, cudaMemsetAsync(z, 0, sizeof(X), sc.st));
+        }
+        if (n > 0) TRY_STATUS(pippenger<G>(sc, tu, bases, scalars, ik, n, ws, win, err));
+        typename G::host_jac r;
+        TRY_STATUS(finish<G>(sc, readback, win, z, ws, &r, err));
+        add_total(&r);
+        st.window_bits = ws.max_width();
+        st.windows = ws.nwin;
+        st.calls++;
+        sc.release_to(mark);
+        return CZK_OK;
+    }
+
+    /* The compact set's Pippenger, emptying it. */
+    czk_status flush_sig(bool with_ones, czk_err *err)
+    {
+        const int mark = sc.np;
+        uint64_t *ik = nullptr;
+        TRY_STATUS(sc.alloc(&ik, nsig > 0 ? nsig : 1, err));
+        if (nsig > 0) {
+            iota_ik_kernel<<<blocks_for(nsig, SIMPLE_THREADS), SIMPLE_THREADS, 0, sc.st>>>(ik, nsig);
+            CZK_CUDA_TRY_LAUNCH(err);
+        }
+        TRY_STATUS(part(sig_b, sig_s, ik, nsig, with_ones, err));
+        sc.release_to(mark);
+        nsig = 0;
+        return CZK_OK;
+    }
+
+    void add_total(const typename G::host_jac *r) { G::jac_add(&total, &total, r); }
+
+    czk_status add(const A *bases, size_t nbases, const czk_scalar *scalars, size_t n,
+                   const uint64_t *density_host, const uint64_t *density_dev, czk_err *err)
+    {
+        if (n >= ((size_t)1 << 31))
+            return czk_err_set(err, CZK_EINVAL, "msm: %zu scalars, at most 2^31 - 1", n);
+        size_t need = density_host != nullptr ? czk_density_count(density_host, n) : n;
+        if (need > nbases)
+            return czk_err_set(err, CZK_EINVAL, "msm: %zu bases needed, %zu given", need, nbases);
+        const int mark = sc.np;
+        CZK_CUDA_TRY(err, cudaEventRecord(e0, sc.st));
+        classified cl;
+        TRY_STATUS(classify(sc, readback, scalars, n, density_host, density_dev, &cl, err));
+        st.n_sig += cl.nsig;
+        st.n_one += cl.none;
+        st.n_zero += need - cl.nsig - cl.none;
+        if (cl.nsig > cap_sig) {
+            TRY_STATUS(part(bases, scalars, cl.sig_ik, cl.nsig, false, err));
+        } else if (cl.nsig > 0) {
+            if (nsig + cl.nsig > cap_sig) TRY_STATUS(flush_sig(false, err));
+            gather_sig_kernel<F><<<blocks_for(cl.nsig, SIMPLE_THREADS), SIMPLE_THREADS, 0, sc.st>>>(
+                bases, scalars, cl.sig_ik, cl.nsig, sig_b + nsig, sig_s + nsig);
+            CZK_CUDA_TRY_LAUNCH(err);
+            nsig += cl.nsig;
+        }
+        if (cl.none > 0) {
+            size_t by_tree = 0;
+            TRY_STATUS(sum_ones<G>(sc, tu, bases, cl.one_ik, cl.none, ones, &by_tree, err));
+            st.n_one_tree += by_tree;
+        }
+        CZK_CUDA_TRY(err, cudaEventRecord(e1, sc.st));
+        CZK_CUDA_TRY(err, cudaEventSynchronize(e1));
+        float ms = 0;
+        CZK_CUDA_TRY(err, cudaEventElapsedTime(&ms, e0, e1));
+        st.device_ms += ms;
+        st.calls++;
+        sc.release_to(mark);
+        return CZK_OK;
+    }
+
+    czk_status end(typename G::host_jac *out, czk_gpu_msm_stats *stats, czk_err *err)
+    {
+        CZK_CUDA_TRY(err, cudaEventRecord(e0, sc.st));
+        TRY_STATUS(flush_sig(true, err));
+        CZK_CUDA_TRY(err, cudaEventRecord(e1, sc.st));
+        CZK_CUDA_TRY(err, cudaEventSynchronize(e1));
+        float ms = 0;
+        CZK_CUDA_TRY(err, cudaEventElapsedTime(&ms, e0, e1));
+        st.device_ms += ms;
+        *out = total;
+        if (stats != nullptr) *stats = st;
+        return CZK_OK;
+    }
+};
+
 } // namespace
 
 /* ------------------------------------------------------------------------------------ */
@@ -1423,6 +1605,11 @@ extern "C" const void *czk__gpu_bases_dev(const czk_gpu_bases *b)
     return b != nullptr ? b->d : nullptr;
 }
 
+extern "C" const czk_scalar *czk__gpu_scalars_dev(const czk_gpu_scalars *s)
+{
+    return s != nullptr ? s->d : nullptr;
+}
+
 extern "C" czk_status czk__gpu_bases_alloc(int gpu, int group, size_t n, czk_gpu_bases **out,
                                            czk_err *err)
 {
@@ -1431,6 +1618,73 @@ extern "C" czk_status czk__gpu_bases_alloc(int gpu, int group, size_t n, czk_gpu
     *out = nullptr;
     return bases_alloc(gpu, group, n, out, err);
 }
+
+/* The accumulator's handle: one of the two groups' (cuda/gpu_internal.h). */
+struct czk__gpu_msm_acc {
+    int group;
+    msm_acc<g1_traits> *g1 = nullptr;
+    msm_acc<g2_traits> *g2 = nullptr;
+};
+
+extern "C" czk_status czk__gpu_msm_acc_begin(int gpu, int group, size_t n_hint,
+                                             czk__gpu_msm_acc **out, czk_err *err)
+{
+    *out = nullptr;
+    if (group != 1 && group != 2) return czk_err_set(err, CZK_EINVAL, "msm: group %d", group);
+    czk__gpu_msm_acc *a = new (std::nothrow) czk__gpu_msm_acc;
+    if (a == nullptr) return czk_err_set(err, CZK_ENOMEM, "msm: out of host memory");
+    a->group = group;
+    czk_status st;
+    if (group == 1) {
+        a->g1 = new (std::nothrow) msm_acc<g1_traits>;
+        st = a->g1 != nullptr ? a->g1->begin(gpu, n_hint, err)
+                              : czk_err_set(err, CZK_ENOMEM, "msm: out of host memory");
+    } else {
+        a->g2 = new (std::nothrow) msm_acc<g2_traits>;
+        st = a->g2 != nullptr ? a->g2->begin(gpu, n_hint, err)
+                              : czk_err_set(err, CZK_ENOMEM, "msm: out of host memory");
+    }
+    if (st != CZK_OK) {
+        czk__gpu_msm_acc_free(a);
+        return st;
+    }
+    *out = a;
+    return CZK_OK;
+}
+
+extern "C" czk_status czk__gpu_msm_acc_add(czk__gpu_msm_acc *a, const void *bases_dev,
+                                           size_t nbases, const czk_scalar *scalars_dev, size_t n,
+                                           const uint64_t *density, const uint64_t *density_dev,
+                                           czk_err *err)
+{
+    if (a == nullptr || bases_dev == nullptr || (scalars_dev == nullptr && n > 0))
+        return czk_err_set(err, CZK_EINVAL, "msm: NULL accumulator or device pointer");
+    if (n == 0) return CZK_OK;
+    if (a->group == 1)
+        return a->g1->add((const affine_t<fp_t> *)bases_dev, nbases, scalars_dev, n, density,
+                          density_dev, err);
+    return a->g2->add((const affine_t<fp2_t> *)bases_dev, nbases, scalars_dev, n, density,
+                      density_dev, err);
+}
+
+extern "C" czk_status czk__gpu_msm_acc_end(czk__gpu_msm_acc *a, void *out,
+                                           czk_gpu_msm_stats *stats, czk_err *err)
+{
+    if (a == nullptr || out == nullptr)
+        return czk_err_set(err, CZK_EINVAL, "msm: NULL accumulator or result");
+    if (a->group == 1) return a->g1->end((czk_g1_jac *)out, stats, err);
+    return a->g2->end((czk_g2_jac *)out, stats, err);
+}
+
+extern "C" void czk__gpu_msm_acc_free(czk__gpu_msm_acc *a)
+{
+    if (a == nullptr) return;
+    delete a->g1;
+    delete a->g2;
+    delete a;
+}
+
+extern "C" void czk__gpu_msm_acc_set_limit(uint32_t sig) { g_acc_sig.store(sig); }
 
 extern "C" czk_status czk__gpu_msm_dev(int gpu, int group, void *out, const void *bases_dev,
                                        size_t nbases, const czk_scalar *scalars_dev, size_t n,

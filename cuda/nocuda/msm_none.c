@@ -121,3 +121,37 @@ czk_status czk__gpu_bases_alloc(int gpu, int group, size_t n, czk_gpu_bases **ou
 }
 
 void czk__gpu_msm_fail_ones_alloc(unsigned k) { (void)k; }
+
+const czk_scalar *czk__gpu_scalars_dev(const czk_gpu_scalars *s)
+{
+    (void)s;
+    return NULL;
+}
+
+czk_status czk__gpu_msm_acc_begin(int gpu, int group, size_t n_hint, czk__gpu_msm_acc **out,
+                                  czk_err *err)
+{
+    (void)gpu, (void)group, (void)n_hint;
+    if (out != NULL) *out = NULL;
+    return NO_GPU(err);
+}
+
+czk_status czk__gpu_msm_acc_add(czk__gpu_msm_acc *a, const void *bases_dev, size_t nbases,
+                                const czk_scalar *scalars_dev, size_t n, const uint64_t *density,
+                                const uint64_t *density_dev, czk_err *err)
+{
+    (void)a, (void)bases_dev, (void)nbases, (void)scalars_dev, (void)n, (void)density;
+    (void)density_dev;
+    return NO_GPU(err);
+}
+
+czk_status czk__gpu_msm_acc_end(czk__gpu_msm_acc *a, void *out, czk_gpu_msm_stats *stats,
+                                czk_err *err)
+{
+    (void)a, (void)out, (void)stats;
+    return NO_GPU(err);
+}
+
+void czk__gpu_msm_acc_free(czk__gpu_msm_acc *a) { (void)a; }
+
+void czk__gpu_msm_acc_set_limit(uint32_t sig) { (void)sig; }

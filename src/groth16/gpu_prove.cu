@@ -472,12 +472,14 @@ constexpr size_t SCALARS_PER_BASE = 4;
  * calls. Calls never straddle the resident boundary. Fewer, fuller calls matter for the
  * sparse sections: each call has fixed costs (classification, window reductions), which at
  * 2^27 made B_G2's sixteen streamed calls take 0.69 s against 0.13 s for one resident
- * call. `streamed` adds the bytes copied.
+ * call. With `sparse` (the witness sections' mostly-0/1 scalars) the pieces go into one
+ * accumulator (czk__gpu_msm_acc) instead of calls of their own. `streamed` adds the bytes
+ * copied.
  */
 template <int G>
-czk_status msm(streamer &sm, int gpu, void *out, const base_src &src, size_t first,
-               const czk_scalar *dsc, size_t n, const bits &density, size_t chunk,
-               czk_gpu_msm_stats *stats, uint64_t *streamed, czk_err *err)
+czk_status msm_pass(streamer &sm, int gpu, void *out, const base_src &src, size_t first,
+                    const czk_scalar *dsc, size_t n, const bits &density, size_t chunk,
+                    bool sparse, czk_gpu_msm_stats *stats, uint64_t *streamed, czk_err *err)
 {
     using jac = typename std::conditional<G == 1, czk_g1_jac, czk_g2_jac>::type;
     const size_t elem = G == 1 ? sizeof(czk_g1_affine) : sizeof(czk_g2_affine);
@@ -531,6 +533,21 @@ czk_status msm(streamer &sm, int gpu, void *out, const base_src &src, size_t fir
         else
             czk_g2_jac_add((czk_g2_jac *)res, (const czk_g2_jac *)res, (const czk_g2_jac *)&part);
     };
+    /* Sparse pieces into one accumulator (freed on every path, after its stream is done
+     * with the buffers); otherwise a call each. */
+    struct acc_ref {
+        czk__gpu_msm_acc *p = nullptr;
+        ~acc_ref() { czk__gpu_msm_acc_free(p); }
+    } sp;
+    if (sparse && step != 0) TRY_STATUS(czk__gpu_msm_acc_begin(gpu, G, n, &sp.p, err));
+    auto piece = [&](const uint8_t *b, size_t bn, const czk_scalar *sc, size_t cnt,
+                     const bits &d) -> czk_status {
+        if (sp.p != nullptr) return czk__gpu_msm_acc_add(sp.p, b, bn, sc, cnt, d.host, d.dev, err);
+        jac part;
+        TRY_STATUS(msm_call<G>(gpu, &part, b, bn, sc, cnt, d, &acc, err));
+        add(part);
+        return CZK_OK;
+    };
     /* Streamed calls: copies into the buffer of the call's parity. */
     size_t next_lo = cut; /* the streamed call whose copy is issued next */
     int slot = 0;
@@ -564,10 +581,8 @@ czk_status msm(streamer &sm, int gpu, void *out, const base_src &src, size_t fir
             c.b0 = dh != nullptr ? czk_density_count(dh, lo) : lo;
             c.bn = (dh != nullptr ? czk_density_count(dh, end) : end) - c.b0;
         }
-        jac part;
-        TRY_STATUS(msm_call<G>(gpu, &part, src.dev + (first + c.b0) * elem, c.bn, dsc + c.lo,
-                               c.cnt, density.at(c.lo), &acc, err));
-        add(part);
+        TRY_STATUS(piece(src.dev + (first + c.b0) * elem, c.bn, dsc + c.lo, c.cnt,
+                         density.at(c.lo)));
         lo += c.cnt;
     }
     int use = 0;
@@ -576,15 +591,35 @@ czk_status msm(streamer &sm, int gpu, void *out, const base_src &src, size_t fir
         CZK_CUDA_TRY(err, cudaEventSynchronize(sm.ev[use]));
         /* The other buffer was last read by the call before this one, which has returned. */
         TRY_STATUS(issue());
-        jac part;
-        TRY_STATUS(msm_call<G>(gpu, &part, (const uint8_t *)sm.buf[use], c.bn, dsc + c.lo,
-                               c.cnt, density.at(c.lo), &acc, err));
-        add(part);
+        TRY_STATUS(piece((const uint8_t *)sm.buf[use], c.bn, dsc + c.lo, c.cnt,
+                         density.at(c.lo)));
         use ^= 1;
         lo += c.cnt;
     }
+    if (sp.p != nullptr) {
+        jac part;
+        czk_gpu_msm_stats ast;
+        TRY_STATUS(czk__gpu_msm_acc_end(sp.p, &part, &ast, err));
+        add(part);
+        acc = ast;
+    }
     if (stats != nullptr) *stats = acc;
     return CZK_OK;
+}
+
+/* msm_pass, sparse where asked; an accumulator that runs out of its scratch (the plan's
+ * cap, or the device) gives way to calls of their own, which cut themselves to fit. */
+template <int G>
+czk_status msm(streamer &sm, int gpu, void *out, const base_src &src, size_t first,
+               const czk_scalar *dsc, size_t n, const bits &density, size_t chunk,
+               czk_gpu_msm_stats *stats, uint64_t *streamed, czk_err *err, bool sparse = false)
+{
+    czk_status st =
+        msm_pass<G>(sm, gpu, out, src, first, dsc, n, density, chunk, sparse, stats, streamed, err);
+    if (st != CZK_ERESOURCE || !sparse) return st;
+    czk_err_clear(err);
+    return msm_pass<G>(sm, gpu, out, src, first, dsc, n, density, chunk, false, stats, streamed,
+                       err);
 }
 
 /* The largest proof seen on each GPU so far: its buffers' bytes and its domain. */
@@ -751,7 +786,8 @@ czk_status witness_msms(witness_job *j)
     uint64_t *sb = &j->streamed;
     const size_t ch = j->chunk;
     double t0 = czk_clock_s();
-    TRY_STATUS(msm<1>(sm, gpu, &res->l, src[CZK_G16_L], 0, zs + ni, na, bits{}, ch, &m1, sb, err));
+    TRY_STATUS(
+        msm<1>(sm, gpu, &res->l, src[CZK_G16_L], 0, zs + ni, na, bits{}, ch, &m1, sb, err, true));
     auto tally = [j](const czk_gpu_msm_stats &m) {
         j->calls += m.calls;
         j->cuts += m.cuts;
@@ -764,7 +800,7 @@ czk_status witness_msms(witness_job *j)
     j->l_s = t1 - t0;
     TRY_STATUS(msm<1>(sm, gpu, &res->a_in, src[CZK_G16_A], 0, zs, ni, bits{}, ch, &m1, sb, err));
     TRY_STATUS(msm<1>(sm, gpu, &res->a_aux, src[CZK_G16_A], ni, zs + ni, na, j->d_a, ch, &m2, sb,
-                      err));
+                      err, true));
     tally(m1);
     tally(m2);
     st->msm_a_s = (m1.device_ms + m2.device_ms) * 1e-3;
@@ -774,7 +810,7 @@ czk_status witness_msms(witness_job *j)
     TRY_STATUS(msm<1>(sm, gpu, &res->b1_in, src[CZK_G16_B_G1], 0, zs, ni, j->d_bi, ch, &m1, sb,
                       err));
     TRY_STATUS(msm<1>(sm, gpu, &res->b1_aux, src[CZK_G16_B_G1], b_in, zs + ni, na, j->d_b, ch,
-                      &m2, sb, err));
+                      &m2, sb, err, true));
     tally(m1);
     tally(m2);
     st->msm_b1_s = (m1.device_ms + m2.device_ms) * 1e-3;
@@ -785,7 +821,7 @@ czk_status witness_msms(witness_job *j)
         TRY_STATUS(msm<2>(sm, gpu, &res->b2_in, src[CZK_G16_B_G2], 0, zs, ni, j->d_bi, ch, &m1,
                           sb, err));
         TRY_STATUS(msm<2>(sm, gpu, &res->b2_aux, src[CZK_G16_B_G2], b_in, zs + ni, na, j->d_b,
-                          ch, &m2, sb, err));
+                          ch, &m2, sb, err, true));
         tally(m1);
         tally(m2);
         st->msm_b2_s = (m1.device_ms + m2.device_ms) * 1e-3;

@@ -16,6 +16,8 @@
  *    bitmaps (random, empty, full) go through both the host-array and the resident calls.
  *  - The ones' batch-affine tree with a small stop (many levels), several segments and
  *    special pairs, the defaults at 2^18 ones, and the XYZZ path alone (test_ones_tree).
+ *  - MSMs in pieces through the accumulator, every flush forced by small limits
+ *    (test_msm_acc).
  *  - Errors: too few bases for a density, n beyond the uploaded scalars, wrong group.
  *
  * CZK_TEST_GPU_SMALL=1 caps the sizes at 2^12 (for compute-sanitizer runs).
@@ -729,6 +731,90 @@ static void test_ones_tree(void)
     free(b);
 }
 
+/*
+ * The accumulator of MSMs in pieces (czk__gpu_msm_acc, the partition prover's witness
+ * MSMs): G1 and G2, with and without a density, pieces of uneven sizes (whole density
+ * words) against the CPU's MSM of the whole. With a small compact set both flushes run:
+ * the set filling up, and a piece with more significant scalars than it holds.
+ */
+static void acc_check(const char *what, int group, size_t n, enum profile p, bool dens,
+                      bool small_limits)
+{
+    const size_t nmax = group == 1 ? g1_count : g2_count;
+    if (n > nmax) n = nmax;
+    czk_scalar *s = xmalloc(n * sizeof *s);
+    fill_scalars(s, n, p);
+    const size_t nw = (n + 63) / 64;
+    uint64_t *d = NULL;
+    if (dens) {
+        d = xmalloc(nw * sizeof *d);
+        for (size_t i = 0; i < nw; i++) d[i] = czk_test_rand64() | czk_test_rand64();
+    }
+    czk_err err;
+    czk_gpu_scalars *ds = NULL;
+    CHECK_STATUS(czk_gpu_scalars_upload(0, s, n, &ds, &err), CZK_OK);
+    const czk_scalar *sd = czk__gpu_scalars_dev(ds);
+    const uint8_t *bd = czk__gpu_bases_dev(group == 1 ? g1_bases : g2_bases);
+    const size_t el = group == 1 ? sizeof(czk_g1_affine) : sizeof(czk_g2_affine);
+    if (small_limits) czk__gpu_msm_acc_set_limit(300);
+    czk__gpu_msm_acc *a = NULL;
+    CHECK_STATUS(czk__gpu_msm_acc_begin(0, group, n, &a, &err), CZK_OK);
+    size_t pieces = 0;
+    for (size_t lo = 0; lo < n && a != NULL;) {
+        size_t len = 64 * (1 + czk_test_rand64() % (small_mode ? 24 : 160));
+        if (lo + len > n) len = n - lo;
+        const size_t b0 = d != NULL ? czk_density_count(d, lo) : lo;
+        const size_t b1 = d != NULL ? czk_density_count(d, lo + len) : lo + len;
+        czk_status st = czk__gpu_msm_acc_add(a, bd + b0 * el, b1 - b0, sd + lo, len,
+                                             d != NULL ? d + lo / 64 : NULL, NULL, &err);
+        CHECK_MSG(st == CZK_OK, "%s: piece at %zu: %s", what, lo, err.msg);
+        if (st != CZK_OK) break;
+        lo += len;
+        pieces++;
+    }
+    czk_gpu_msm_stats st;
+    memset(&st, 0, sizeof st);
+    if (group == 1) {
+        czk_g1_jac got, want;
+        CHECK_STATUS(czk__gpu_msm_acc_end(a, &got, &st, &err), CZK_OK);
+        czk_g1s_msm(&want, g1_host, s, n, d, NULL, pool);
+        CHECK_MSG(czk_g1_jac_eq(&got, &want), "%s: G1, %zu pieces, differs from the CPU", what,
+                  pieces);
+    } else {
+        czk_g2_jac got, want;
+        CHECK_STATUS(czk__gpu_msm_acc_end(a, &got, &st, &err), CZK_OK);
+        czk_g2s_msm(&want, g2_host, s, n, d, NULL, pool);
+        CHECK_MSG(czk_g2_jac_eq(&got, &want), "%s: G2, %zu pieces, differs from the CPU", what,
+                  pieces);
+    }
+    /* Every scalar counted once, in one of the three kinds. */
+    const size_t need = d != NULL ? czk_density_count(d, n) : n;
+    CHECK(st.n_sig + st.n_one + st.n_zero == need);
+    CHECK(st.calls >= pieces);
+    czk__gpu_msm_acc_free(a);
+    czk__gpu_msm_acc_set_limit(0);
+    czk_gpu_scalars_destroy(ds);
+    free(d);
+    free(s);
+}
+
+static void test_msm_acc(void)
+{
+    const size_t n1 = small_mode ? 4000 : 200000 + 7, n2 = small_mode ? 3000 : 40000 + 3;
+    for (int lim = 0; lim < 2; lim++) {
+        const char *w = lim ? "acc, small limits" : "acc";
+        acc_check(w, 1, n1, BITS90, false, lim);
+        acc_check(w, 1, n1, BITS90, true, lim);
+        acc_check(w, 1, n1, MIXED, false, lim);
+        acc_check(w, 1, n1, ONES, true, lim);
+        acc_check(w, 1, n1, ZEROS, false, lim);
+        acc_check(w, 2, n2, BITS90, true, lim);
+        acc_check(w, 2, n2, MIXED, false, lim);
+    }
+    /* One piece is a plain MSM. */
+    acc_check("acc, one piece", 1, 64, MIXED, false, false);
+}
+
 static void test_errors(void)
 {
     czk_err err;
@@ -791,6 +877,7 @@ int main(void)
     RUN(test_g1_msm_density);
     RUN(test_g2_msm);
     RUN(test_ones_tree);
+    RUN(test_msm_acc);
     RUN(test_errors);
 
     czk_gpu_bases_destroy(g1_bases);
