@@ -46,8 +46,9 @@
  *                  reductions, two host round trips; not scaled): at 16 GiB, 33 calls
  *                  of 2^24 against 63 of 2^23 cost 0.43 s more (2.525 against 2.964 s)
  * The model gives 1.23 s a call for the whole GPU (measured 1.229 s), 1.69 s at 48, 32
- * and 24 GiB (calls on the real path 1.616, 1.738 and 1.701 s), 2.25 s at 16 GiB (2.343 s)
- * and 2.34 s at 12 GiB (2.508 s): within 7 %, mostly under.
+ * and 24 GiB (calls on the real path 1.467 and 1.491 s at 48 and 32 GiB, where the witness
+ * MSMs' pieces share one accumulator and CALL_S overstates them; 1.701 s at 24 GiB before
+ * it), 2.24 s at 16 GiB (2.331 s) and 2.32 s at 12 GiB (2.508 s before the accumulator).
  */
 static const struct {
     double compute_s, h_fixed, h_msm, w_msm, w_beside, split_tables_s, call_s;
