@@ -111,24 +111,32 @@ static void apply_config(int k)
     if (czk_gpu_set_tuning(&t, &err) != CZK_OK) fprintf(stderr, "--configs: %s\n", err.msg);
 }
 
-static int run_msm(int gpu, int group, czk_gpu_bases *bases, size_t n, double p_sig,
-                   double p_one, int reps, const char *name, unsigned log_n, double floor_ms,
-                   double peer_ms, double target_ms)
+/* n scalars of the profile (p_sig, p_one) drawn on the host and uploaded; NULL on failure. */
+static czk_gpu_scalars *upload_scalars(int gpu, size_t n, double p_sig, double p_one)
 {
     czk_err err;
     czk_scalar *s = malloc(n * sizeof *s);
     if (s == NULL) {
         fprintf(stderr, "out of host memory\n");
-        return 1;
+        return NULL;
     }
     fill_scalars(s, n, p_sig, p_one);
     czk_gpu_scalars *ds = NULL;
     if (czk_gpu_scalars_upload(gpu, s, n, &ds, &err) != CZK_OK) {
         fprintf(stderr, "upload: %s\n", err.msg);
-        free(s);
-        return 1;
+        ds = NULL;
     }
     free(s);
+    return ds;
+}
+
+static int run_msm(int gpu, int group, czk_gpu_bases *bases, size_t n, double p_sig,
+                   double p_one, int reps, const char *name, unsigned log_n, double floor_ms,
+                   double peer_ms, double target_ms)
+{
+    czk_err err;
+    czk_gpu_scalars *ds = upload_scalars(gpu, n, p_sig, p_one);
+    if (ds == NULL) return 1;
     if (reps > 31) reps = 31;
     int ncfg = nconfigs > 0 ? nconfigs : 1, failed = 0, any_failed = 0;
     for (int cfg = 0; cfg < ncfg; cfg++) {
@@ -191,16 +199,8 @@ static int run_acc(int gpu, czk_gpu_bases *bases, size_t n, unsigned piece_log, 
                    double p_one, int reps, const char *name, unsigned log_n)
 {
     czk_err err;
-    czk_scalar *s = malloc(n * sizeof *s);
-    if (s == NULL) return 1;
-    fill_scalars(s, n, p_sig, p_one);
-    czk_gpu_scalars *ds = NULL;
-    if (czk_gpu_scalars_upload(gpu, s, n, &ds, &err) != CZK_OK) {
-        fprintf(stderr, "upload: %s\n", err.msg);
-        free(s);
-        return 1;
-    }
-    free(s);
+    czk_gpu_scalars *ds = upload_scalars(gpu, n, p_sig, p_one);
+    if (ds == NULL) return 1;
     const czk_scalar *sd = czk__gpu_scalars_dev(ds);
     const czk_g1_affine *bd = czk__gpu_bases_dev(bases);
     const size_t piece = (size_t)1 << piece_log;
