@@ -951,6 +951,19 @@ czk_status finish(scratch &sc, const pinned_slot &readback, const xyzz_t<typenam
     return CZK_OK;
 }
 
+/* An MSM's (or a piece's) sizes: fewer than 2^31 scalars, a base for each one the density
+ * keeps; *need gets that count. */
+czk_status check_sizes(size_t n, const uint64_t *density_host, size_t nbases, size_t *need,
+                       czk_err *err)
+{
+    if (n >= ((size_t)1 << 31))
+        return czk_err_set(err, CZK_EINVAL, "msm: %zu scalars, at most 2^31 - 1", n);
+    *need = density_host != nullptr ? czk_density_count(density_host, n) : n;
+    if (*need > nbases)
+        return czk_err_set(err, CZK_EINVAL, "msm: %zu bases needed, %zu given", *need, nbases);
+    return CZK_OK;
+}
+
 /* One MSM (the header's steps): classify, then Pippenger over the significant scalars and
  * the batch addition of the ones, then the sums back to the host. */
 template <class G>
@@ -962,11 +975,8 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
     using F = typename G::F;
     using X = xyzz_t<F>;
     if (out == nullptr) return czk_err_set(err, CZK_EINVAL, "msm: out is NULL");
-    if (n >= ((size_t)1 << 31))
-        return czk_err_set(err, CZK_EINVAL, "msm: %zu scalars, at most 2^31 - 1", n);
-    size_t need = density_host != nullptr ? czk_density_count(density_host, n) : n;
-    if (need > nbases)
-        return czk_err_set(err, CZK_EINVAL, "msm: %zu bases needed, %zu given", need, nbases);
+    size_t need = 0;
+    TRY_STATUS(check_sizes(n, density_host, nbases, &need, err));
 
     /* The tuning knobs, once a call (cuda/tuning.c); zeros leave the choices below. */
     czk_gpu_tuning tu;
@@ -1029,7 +1039,7 @@ czk_status msm_device(int gpu, typename G::host_jac *out, const affine_t<typenam
  * starts over another way).
  */
 constexpr size_t ACC_SIG_BYTES = 320ull << 20; /* the compact set: bases and scalars */
-/* Tests only (czk__gpu_msm_acc_set_limits; 0: the default above). */
+/* Tests only (czk__gpu_msm_acc_set_limit; 0: the default above). */
 std::atomic<uint32_t> g_acc_sig{0};
 
 template <class G> struct msm_acc {
@@ -1117,14 +1127,22 @@ template <class G> struct msm_acc {
 
     void add_total(const typename G::host_jac *r) { G::jac_add(&total, &total, r); }
 
+    /* The device time since e0 was recorded on the stream, into the stats, once done. */
+    czk_status tally_time(czk_err *err)
+    {
+        CZK_CUDA_TRY(err, cudaEventRecord(e1, sc.st));
+        CZK_CUDA_TRY(err, cudaEventSynchronize(e1));
+        float ms = 0;
+        CZK_CUDA_TRY(err, cudaEventElapsedTime(&ms, e0, e1));
+        st.device_ms += ms;
+        return CZK_OK;
+    }
+
     czk_status add(const A *bases, size_t nbases, const czk_scalar *scalars, size_t n,
                    const uint64_t *density_host, const uint64_t *density_dev, czk_err *err)
     {
-        if (n >= ((size_t)1 << 31))
-            return czk_err_set(err, CZK_EINVAL, "msm: %zu scalars, at most 2^31 - 1", n);
-        size_t need = density_host != nullptr ? czk_density_count(density_host, n) : n;
-        if (need > nbases)
-            return czk_err_set(err, CZK_EINVAL, "msm: %zu bases needed, %zu given", need, nbases);
+        size_t need = 0;
+        TRY_STATUS(check_sizes(n, density_host, nbases, &need, err));
         const int mark = sc.np;
         CZK_CUDA_TRY(err, cudaEventRecord(e0, sc.st));
         classified cl;
@@ -1146,11 +1164,7 @@ template <class G> struct msm_acc {
             TRY_STATUS(sum_ones<G>(sc, tu, bases, cl.one_ik, cl.none, ones, &by_tree, err));
             st.n_one_tree += by_tree;
         }
-        CZK_CUDA_TRY(err, cudaEventRecord(e1, sc.st));
-        CZK_CUDA_TRY(err, cudaEventSynchronize(e1));
-        float ms = 0;
-        CZK_CUDA_TRY(err, cudaEventElapsedTime(&ms, e0, e1));
-        st.device_ms += ms;
+        TRY_STATUS(tally_time(err));
         st.calls++;
         sc.release_to(mark);
         return CZK_OK;
@@ -1160,11 +1174,7 @@ template <class G> struct msm_acc {
     {
         CZK_CUDA_TRY(err, cudaEventRecord(e0, sc.st));
         TRY_STATUS(flush_sig(true, err));
-        CZK_CUDA_TRY(err, cudaEventRecord(e1, sc.st));
-        CZK_CUDA_TRY(err, cudaEventSynchronize(e1));
-        float ms = 0;
-        CZK_CUDA_TRY(err, cudaEventElapsedTime(&ms, e0, e1));
-        st.device_ms += ms;
+        TRY_STATUS(tally_time(err));
         *out = total;
         if (stats != nullptr) *stats = st;
         return CZK_OK;
