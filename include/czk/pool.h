@@ -4,8 +4,11 @@
  * czk_pool_run(pool, n, fn, ctx) calls fn(ctx, i, worker) for every i in [0, n), spread over
  * the pool's threads plus the caller, and returns when all calls are done. Tasks are
  * handed out by an atomic counter, so uneven tasks balance themselves. A NULL pool runs
- * everything on the caller. One run at a time per pool (runs from several threads are
- * serialised); nested runs on the same pool execute inline on the calling worker.
+ * everything on the caller. Runs from several threads proceed at once: each caller works
+ * on its own run as worker 0, and the pool's threads take the oldest run with tasks left,
+ * staying with it until they are all handed out, so a lone run gets every thread and
+ * concurrent ones share them, oldest first. Worker indices are unique within a run. Nested
+ * runs on the same pool execute inline on the calling worker.
  */
 #ifndef CZK_POOL_H
 #define CZK_POOL_H
@@ -21,7 +24,7 @@ typedef struct czk_pool czk_pool;
 /** fn(ctx, task index, worker index in [0, czk_pool_size(pool))). */
 typedef void (*czk_pool_fn)(void *ctx, size_t task, unsigned worker);
 
-/** A pool of `nthreads` workers including the caller; 0 means one per online CPU. */
+/** A pool of `nthreads` workers including a caller; 0 means one per online CPU. */
 CZK_API czk_status czk_pool_create(czk_pool **out, unsigned nthreads, czk_err *err);
 CZK_API void czk_pool_destroy(czk_pool *pool);
 /** Number of workers (the caller counts as one); 1 for a NULL pool. */

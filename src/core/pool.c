@@ -8,27 +8,32 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-struct czk_pool {
-    unsigned nthreads; /* workers including the caller */
-    pthread_t *threads;
-    pthread_mutex_t lock;     /* guards the fields below */
-    pthread_cond_t wake;      /* a new run is posted, or shutdown */
-    pthread_cond_t done;      /* the last helper finished the current run */
-    pthread_mutex_t run_lock; /* serialises runs from different caller threads */
-    unsigned long generation; /* incremented per run */
-    bool shutdown;
-    unsigned active; /* helpers still inside the current run */
-    /* The current run. */
+/* One czk_pool_run in progress; it lives on its caller's stack. */
+struct run {
     czk_pool_fn fn;
     void *ctx;
     size_t ntasks;
     atomic_size_t next;
-    const int *cancel; /* the current run's cancel flag (czk_pool_set_cancel), or NULL */
+    const int *cancel; /* czk_pool_set_cancel's flag of the caller, or NULL */
+    unsigned helpers;  /* the pool's threads inside it (guarded by the pool's lock) */
+    struct run *after; /* the next younger run in the pool's list */
+};
+
+struct czk_pool {
+    unsigned nthreads; /* workers including a caller */
+    pthread_t *threads;
+    pthread_mutex_t lock; /* guards the fields below and every listed run's helpers */
+    pthread_cond_t wake;  /* a run is posted, or shutdown */
+    pthread_cond_t done;  /* a helper left a run */
+    struct run *runs, **runs_tail; /* runs that take helpers, oldest first */
+    bool shutdown;
     int nice; /* the workers' priority below the creator's */
 };
 
-/* The pool whose worker the current thread is, for nested runs. */
+/* The pool and run whose task the current thread is executing, for nested runs and the
+ * cancel flag. */
 static _Thread_local czk_pool *current_pool;
+static _Thread_local const struct run *current_run;
 static _Thread_local unsigned current_worker;
 /* The flag of czk_pool_set_cancel, for work the thread does outside any run's task. */
 static _Thread_local const int *thread_cancel;
@@ -36,7 +41,7 @@ static _Thread_local const int *thread_cancel;
 /* The cancel flag of what the calling thread is doing: the run it is a task of, if any. */
 static const int *effective_cancel(void)
 {
-    return current_pool != NULL ? current_pool->cancel : thread_cancel;
+    return current_run != NULL ? current_run->cancel : thread_cancel;
 }
 
 void czk_pool_set_cancel(const int *flag) { thread_cancel = flag; }
@@ -53,13 +58,31 @@ unsigned czk_cpu_count(void)
     return n > 0 ? (unsigned)n : 1;
 }
 
-static void drain(czk_pool *pool, czk_pool_fn fn, void *ctx, size_t ntasks, unsigned worker)
+/* Run r's tasks on the calling thread as `worker` until none is left to hand out. */
+static void drain(czk_pool *pool, struct run *r, unsigned worker)
 {
+    czk_pool *saved_pool = current_pool;
+    const struct run *saved_run = current_run;
+    unsigned saved_worker = current_worker;
+    current_pool = pool;
+    current_run = r;
+    current_worker = worker;
     for (;;) {
-        size_t i = atomic_fetch_add_explicit(&pool->next, 1, memory_order_relaxed);
-        if (i >= ntasks) break;
-        fn(ctx, i, worker);
+        size_t i = atomic_fetch_add_explicit(&r->next, 1, memory_order_relaxed);
+        if (i >= r->ntasks) break;
+        r->fn(r->ctx, i, worker);
     }
+    current_pool = saved_pool;
+    current_run = saved_run;
+    current_worker = saved_worker;
+}
+
+/* The oldest listed run with tasks still to hand out (pool locked), or NULL. */
+static struct run *open_run(czk_pool *pool)
+{
+    for (struct run *r = pool->runs; r != NULL; r = r->after)
+        if (atomic_load_explicit(&r->next, memory_order_relaxed) < r->ntasks) return r;
+    return NULL;
 }
 
 struct worker_arg {
@@ -80,28 +103,27 @@ void czk_thread_lower_priority(int nice)
     (void)setpriority(PRIO_PROCESS, tid, want);
 }
 
+/* A helper takes the oldest run that has tasks left and stays with it until they are all
+ * handed out: the oldest run finishes first, and a lone run gets every thread. */
 static void *worker_main(void *p)
 {
     struct worker_arg *arg = p;
     czk_pool *pool = arg->pool;
     unsigned index = arg->index;
     czk_free(arg);
-    current_pool = pool;
-    current_worker = index;
     czk_thread_lower_priority(pool->nice);
-    unsigned long seen = 0;
     pthread_mutex_lock(&pool->lock);
-    for (;;) {
-        while (!pool->shutdown && pool->generation == seen) pthread_cond_wait(&pool->wake, &pool->lock);
-        if (pool->shutdown) break;
-        seen = pool->generation;
-        czk_pool_fn fn = pool->fn;
-        void *ctx = pool->ctx;
-        size_t ntasks = pool->ntasks;
+    while (!pool->shutdown) {
+        struct run *r = open_run(pool);
+        if (r == NULL) {
+            pthread_cond_wait(&pool->wake, &pool->lock);
+            continue;
+        }
+        r->helpers++;
         pthread_mutex_unlock(&pool->lock);
-        drain(pool, fn, ctx, ntasks, index);
+        drain(pool, r, index);
         pthread_mutex_lock(&pool->lock);
-        if (--pool->active == 0) pthread_cond_signal(&pool->done);
+        if (--r->helpers == 0) pthread_cond_broadcast(&pool->done);
     }
     pthread_mutex_unlock(&pool->lock);
     return NULL;
@@ -119,8 +141,8 @@ czk_status czk_pool_create_nice(czk_pool **out, unsigned nthreads, int nice, czk
     if (pool == NULL) return czk_err_set(err, CZK_ENOMEM, "thread pool: out of memory");
     pool->nthreads = nthreads;
     pool->nice = nice > 0 ? nice : 0;
+    pool->runs_tail = &pool->runs;
     pthread_mutex_init(&pool->lock, NULL);
-    pthread_mutex_init(&pool->run_lock, NULL);
     pthread_cond_init(&pool->wake, NULL);
     pthread_cond_init(&pool->done, NULL);
     if (nthreads > 1) {
@@ -160,7 +182,6 @@ void czk_pool_destroy(czk_pool *pool)
     for (unsigned i = 1; i < pool->nthreads; i++) pthread_join(pool->threads[i - 1], NULL);
     czk_free(pool->threads);
     pthread_mutex_destroy(&pool->lock);
-    pthread_mutex_destroy(&pool->run_lock);
     pthread_cond_destroy(&pool->wake);
     pthread_cond_destroy(&pool->done);
     czk_free(pool);
@@ -177,30 +198,22 @@ void czk_pool_run(czk_pool *pool, size_t ntasks, czk_pool_fn fn, void *ctx)
         for (size_t i = 0; i < ntasks; i++) fn(ctx, i, w);
         return;
     }
-    const int *cancel = effective_cancel();
-    pthread_mutex_lock(&pool->run_lock);
+    struct run r = {.fn = fn, .ctx = ctx, .ntasks = ntasks, .cancel = effective_cancel()};
+    atomic_init(&r.next, 0);
     pthread_mutex_lock(&pool->lock);
-    pool->fn = fn;
-    pool->ctx = ctx;
-    pool->ntasks = ntasks;
-    pool->cancel = cancel;
-    atomic_store_explicit(&pool->next, 0, memory_order_relaxed);
-    pool->active = pool->nthreads - 1;
-    pool->generation++;
+    *pool->runs_tail = &r;
+    pool->runs_tail = &r.after;
     pthread_cond_broadcast(&pool->wake);
     pthread_mutex_unlock(&pool->lock);
 
-    czk_pool *saved = current_pool;
-    unsigned saved_w = current_worker;
-    current_pool = pool;
-    current_worker = 0;
-    drain(pool, fn, ctx, ntasks, 0);
-    current_pool = saved;
-    current_worker = saved_w;
+    drain(pool, &r, 0);
 
+    /* Unlisted, no helper joins any more; wait for those inside to finish their tasks. */
     pthread_mutex_lock(&pool->lock);
-    while (pool->active != 0) pthread_cond_wait(&pool->done, &pool->lock);
-    pool->cancel = NULL;
+    struct run **link = &pool->runs;
+    while (*link != &r) link = &(*link)->after;
+    *link = r.after;
+    if (pool->runs_tail == &r.after) pool->runs_tail = link;
+    while (r.helpers != 0) pthread_cond_wait(&pool->done, &pool->lock);
     pthread_mutex_unlock(&pool->lock);
-    pthread_mutex_unlock(&pool->run_lock);
 }

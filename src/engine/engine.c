@@ -208,14 +208,6 @@ static czk_status start_thread(czk_engine *e, void *(*fn)(void *), void *arg, cz
     return CZK_OK;
 }
 
-static void synth_pools_free(czk_engine *e)
-{
-    if (e->synth_pools == NULL) return;
-    for (unsigned i = 0; i <= e->n_synth_workers; i++) czk_pool_destroy(e->synth_pools[i]);
-    czk_free(e->synth_pools);
-    e->synth_pools = NULL;
-}
-
 static void stop_threads(czk_engine *e)
 {
     pthread_mutex_lock(&e->mu);
@@ -441,30 +433,17 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in, 
         CZK_LOG_WARN("TEST PARAMETERS: missing Filecoin parameters are made in memory from a "
                      "known seed; proofs are valid for no real verifier", "param_dir=%s",
                      e->param_dir);
-    /* The synthesis threads are shared out among the workers, one pool each (the
-     * callers count as threads), so partitions that split into sections use them all. */
-    {
-        unsigned total = cfg.synthesis_threads ? cfg.synthesis_threads : czk_cpu_count();
-        unsigned per_worker = total / e->n_synth_workers;
-        if (per_worker < 1) per_worker = 1;
-        /* The last worker is the express lane's: small partitions, on its own thread. */
-        e->synth_pools = czk_calloc(e->n_synth_workers + 1, sizeof *e->synth_pools);
-        if (e->synth_pools == NULL) {
-            st = czk_err_set(err, CZK_ENOMEM, "out of memory");
-            goto fail;
-        }
-        /* Synthesis is bulk work on every core; the threads that feed the GPUs (woken from
-         * blocking waits between an MSM's phases, dozens of times a proof) must get a core at
-         * once, or the device idles. With a spinning load on all 32 vCPUs of an H200 host the
-         * pipelined partition took 1.270 s against 1.218 s unloaded, and 1.222 s with the
-         * load at nice 19 (bench_gpu_prove --real --pipeline 10 --hog). The express lane's
-         * synthesis stays at normal priority: its latency is the point. */
-        for (unsigned i = 0; i <= e->n_synth_workers && st == CZK_OK; i++)
-            st = czk_pool_create_nice(&e->synth_pools[i],
-                                      i < e->n_synth_workers ? per_worker : 1,
-                                      i < e->n_synth_workers ? e->synth_nice : 0, err);
-        if (st != CZK_OK) goto fail;
-    }
+    /* The workers share one pool of the synthesis threads (the callers count as threads),
+     * so a partition synthesized alone, while the others wait for a buffer, runs on them
+     * all. Synthesis is bulk work on every core; the threads that feed the GPUs (woken from
+     * blocking waits between an MSM's phases, dozens of times a proof) must get a core at
+     * once, or the device idles. With a spinning load on all 32 vCPUs of an H200 host the
+     * pipelined partition took 1.270 s against 1.218 s unloaded, and 1.222 s with the
+     * load at nice 19 (bench_gpu_prove --real --pipeline 10 --hog). */
+    st = czk_pool_create_nice(&e->synth_pool,
+                              cfg.synthesis_threads ? cfg.synthesis_threads : czk_cpu_count(),
+                              e->synth_nice, err);
+    if (st != CZK_OK) goto fail;
     e->max_prove_queue = 2 * (e->n_prove_workers - e->n_express_prove_workers);
     e->provers = czk_calloc(e->n_prove_workers, sizeof *e->provers);
     e->gpu_mu = czk_calloc(ng ? ng : 1, sizeof *e->gpu_mu);
@@ -519,7 +498,7 @@ fail:
     czk__journal_close(e->journal);
     czk_pool_destroy(e->pool);
     czk_pool_destroy(e->express_pool);
-    synth_pools_free(e);
+    czk_pool_destroy(e->synth_pool);
     czk__pinned_destroy(&e->pinned);
     for (czk__job *j = e->jobs, *nx; j != NULL; j = nx) {
         nx = j->next;
@@ -671,7 +650,7 @@ void czk_engine_destroy(czk_engine *e)
     czk__journal_close(e->journal);
     czk_pool_destroy(e->pool);
     czk_pool_destroy(e->express_pool);
-    synth_pools_free(e);
+    czk_pool_destroy(e->synth_pool);
     for (size_t g = 0; g < e->ngpus; g++) czk__sched_gpu_lock_destroy(&e->gpu_mu[g]);
     czk_free(e->gpu_mu);
     czk_free(e->gpu_ordinals);

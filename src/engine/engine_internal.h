@@ -461,9 +461,10 @@ struct czk_engine {
     /* The CPU back end's express prover's threads, at normal priority (the math pool runs
      * at synthesis.nice there), so that a WinningPoSt does not wait for a PoRep proof. */
     czk_pool *express_pool;
-    /* One pool per synthesis worker: a partition's independent sections (a PoRep
-     * partition's challenges) are synthesized on its threads. */
-    czk_pool **synth_pools;
+    /* The synthesis workers' pool: a partition's independent sections (a PoRep
+     * partition's challenges) are synthesized on its threads, which a lone synthesis has
+     * to itself and concurrent ones share. The express lane synthesizes on its own thread. */
+    czk_pool *synth_pool;
     pthread_t *threads;
     size_t nthreads;
     czk__prover *provers;

@@ -207,7 +207,9 @@ void *czk__synth_main(void *arg)
         snprintf(name, sizeof name, "synth-express");
     else
         snprintf(name, sizeof name, "synth%u", widx);
-    czk_pool *spool = e->synth_pools[widx];
+    /* The express lane's small partitions run on its own thread, at normal priority: its
+     * latency is the point. */
+    czk_pool *spool = express ? NULL : e->synth_pool;
     if (!express) czk_thread_lower_priority(e->synth_nice);
     int cancel = 0; /* czk__job_part_hold / czk__job_part_cancel */
     czk_pool_set_cancel(&cancel);

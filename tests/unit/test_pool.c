@@ -1,6 +1,8 @@
 /* The thread pool: every task runs exactly once, worker indices are in range, nested runs
- * complete, many back-to-back runs neither lose nor repeat tasks, and a thread's cancel
- * flag reaches the tasks of its runs (nested ones and other pools' too), no one else's. */
+ * complete, many back-to-back runs neither lose nor repeat tasks, runs from several
+ * threads proceed at once (a lone one on every thread, no worker index in two tasks of a
+ * run at once), and a thread's cancel flag reaches the tasks of its runs (nested ones and
+ * other pools' too), no one else's. */
 #include "czk/pool.h"
 #include "czk_test.h"
 
@@ -207,11 +209,101 @@ static void test_cancel(void)
     czk_pool_destroy(pool);
 }
 
+/* Concurrent runs: each task records the thread that ran it and holds its worker index
+ * while it sleeps, so two tasks of one run on one index at once are caught. */
+enum { CONC_POOL = 4, CONC_TASKS = 48 };
+
+struct conc_ctx {
+    atomic_int busy[CONC_POOL];  /* tasks of this run on each worker index now */
+    atomic_int clash;            /* a task found its index busy */
+    atomic_int bad_worker;
+    atomic_int hits[CONC_TASKS];
+    pthread_t tid[CONC_TASKS];
+    atomic_int inside;           /* this run's tasks in progress now */
+    struct conc_ctx *peer;       /* the run beside it, or NULL */
+    atomic_int overlap;          /* a task saw one of the peer's tasks in progress */
+    czk_pool *pool;
+};
+
+static void conc_task(void *p, size_t i, unsigned w)
+{
+    struct conc_ctx *c = p;
+    if (w >= CONC_POOL) {
+        atomic_fetch_add(&c->bad_worker, 1);
+        return;
+    }
+    if (atomic_fetch_add(&c->busy[w], 1) != 0) atomic_fetch_add(&c->clash, 1);
+    atomic_fetch_add(&c->inside, 1);
+    c->tid[i] = pthread_self();
+    atomic_fetch_add(&c->hits[i], 1);
+    usleep(3000);
+    if (c->peer != NULL && atomic_load(&c->peer->inside) > 0) atomic_fetch_add(&c->overlap, 1);
+    atomic_fetch_sub(&c->inside, 1);
+    atomic_fetch_sub(&c->busy[w], 1);
+}
+
+static void *conc_caller(void *p)
+{
+    struct conc_ctx *c = p;
+    czk_pool_run(c->pool, CONC_TASKS, conc_task, c);
+    return NULL;
+}
+
+static size_t distinct_threads(const struct conc_ctx *c)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < CONC_TASKS; i++) {
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++) seen = pthread_equal(c->tid[k], c->tid[i]);
+        n += !seen;
+    }
+    return n;
+}
+
+static void check_conc(const struct conc_ctx *c)
+{
+    for (int i = 0; i < CONC_TASKS; i++) CHECK(atomic_load(&c->hits[i]) == 1);
+    CHECK(atomic_load(&c->clash) == 0);
+    CHECK(atomic_load(&c->bad_worker) == 0);
+}
+
+static void test_concurrent(void)
+{
+    czk_pool *pool = NULL;
+    CHECK_STATUS(czk_pool_create(&pool, CONC_POOL, NULL), CZK_OK);
+    /* Alone, a run gets the caller and every one of the pool's threads. */
+    static struct conc_ctx lone;
+    memset(&lone, 0, sizeof lone);
+    lone.pool = pool;
+    conc_caller(&lone);
+    check_conc(&lone);
+    CHECK_MSG(distinct_threads(&lone) == CONC_POOL, "a lone run ran on %zu threads, want %d",
+              distinct_threads(&lone), CONC_POOL);
+    /* Two callers at once: both complete, their tasks overlap in time (the second does not
+     * wait for the first to end), and the two share the threads. */
+    static struct conc_ctx x, y;
+    memset(&x, 0, sizeof x);
+    memset(&y, 0, sizeof y);
+    x.peer = &y;
+    y.peer = &x;
+    x.pool = y.pool = pool;
+    pthread_t tx, ty;
+    pthread_create(&tx, NULL, conc_caller, &x);
+    pthread_create(&ty, NULL, conc_caller, &y);
+    pthread_join(tx, NULL);
+    pthread_join(ty, NULL);
+    check_conc(&x);
+    check_conc(&y);
+    CHECK(atomic_load(&x.overlap) + atomic_load(&y.overlap) > 0);
+    czk_pool_destroy(pool);
+}
+
 int main(void)
 {
     czk_test_seed();
     RUN(test_pool_sizes);
     RUN(test_nested);
+    RUN(test_concurrent);
     RUN(test_nice);
     RUN(test_cancel);
     return czk_test_finish();
