@@ -42,17 +42,20 @@
  *                  0.254 s (the H MSM's grows as calls of 2^j run windows of j − 4 bits
  *                  instead of 22); W_BESIDE what the witness MSMs add beside H (0.127 s)
  *   SPLIT_TABLES_S split top twiddle level: H step 284.8 against 274.9 ms
- *   CALL_S         the fixed costs of one more MSM call (classification, window
+ *   CALL_S         the fixed costs of one more call of the H MSM (classification, window
  *                  reductions, two host round trips; not scaled): at 16 GiB, 33 calls
- *                  of 2^24 against 63 of 2^23 cost 0.43 s more (2.525 against 2.964 s)
- * The model gives 1.23 s a call for the whole GPU (measured 1.229 s), 1.69 s at 48, 32
- * and 24 GiB (calls on the real path 1.467 and 1.491 s at 48 and 32 GiB, where the witness
- * MSMs' pieces share one accumulator and CALL_S overstates them; 1.701 s at 24 GiB before
- * it), 2.24 s at 16 GiB (2.331 s) and 2.32 s at 12 GiB (2.508 s before the accumulator).
+ *                  of 2^24 against 63 of 2^23 cost 0.43 s more (2.525 against 2.964 s,
+ *                  before the witness sections' accumulator)
+ *   PIECE_S        one more piece of a witness section's accumulator (classification, the
+ *                  ones' sum and a host round trip a piece): with the witness MSMs beside
+ *                  the H step, 90 more pieces (2^21 bases against 2^22) took 0.75 s more
+ * The model gives 1.23 s a call for the whole GPU (measured 1.229 s), 1.56 s at 48, 32
+ * and 24 GiB (calls on the real path 1.478, 1.503 and 1.651 s), 1.98 s at 16 GiB (1.843 s:
+ * the witness MSMs beside H, in calls of 2^23) and 2.19 s at 12 GiB (2.410 s).
  */
 static const struct {
-    double compute_s, h_fixed, h_msm, w_msm, w_beside, split_tables_s, call_s;
-} COSTS = {1.16, 0.100, 0.766, 0.254, 0.127, 0.010, 0.015};
+    double compute_s, h_fixed, h_msm, w_msm, w_beside, split_tables_s, call_s, piece_s;
+} COSTS = {1.16, 0.100, 0.766, 0.254, 0.127, 0.010, 0.015, 0.008};
 
 /* The least and the largest MSM call the planner cuts to (below 2^20 the windows shrink
  * and per-call overheads dominate; above 2^24 a call's scratch outgrows most cards). */
@@ -231,17 +234,22 @@ static bool fill(czk_gpu_plan *p, const shape_sizes *z, const candidate *c, uint
     return false;
 }
 
-/* MSM calls of a proof in calls of `chunk` G1 bases (0: whole; G2 calls hold half the bases,
- * and a sparse section's calls at most four times as many scalars as bases:
- * src/groth16/gpu_prove.cu, msm). */
-static double msm_calls(const shape_sizes *z, size_t chunk)
+/* The H MSM's calls of `chunk` G1 bases (0: whole). */
+static double h_calls(const shape_sizes *z, size_t chunk)
 {
-    if (chunk == 0) return 8.0;
+    return chunk == 0 ? 1.0 : ceil((double)z->m / (double)chunk);
+}
+
+/* The witness MSMs' calls and pieces of `chunk` G1 bases (0: whole, seven; G2 calls hold
+ * half the bases, and a sparse section's calls at most four times as many scalars as
+ * bases: src/groth16/gpu_prove.cu, msm). */
+static double w_pieces(const shape_sizes *z, size_t chunk)
+{
+    if (chunk == 0) return 7.0;
     const double ch = (double)chunk, na = (double)z->n_aux;
     const double b1 = fmax(ceil((double)z->sec_len[CZK_G16_B_G1] / ch), ceil(na / (4 * ch)));
     const double b2 = fmax(ceil((double)z->sec_len[CZK_G16_B_G2] / (ch / 2)), ceil(na / (2 * ch)));
-    return ceil((double)z->m / ch) + ceil(na / ch) + 1 + ceil((double)z->sec_len[CZK_G16_A] / ch) +
-           1 + b1 + 1 + b2;
+    return ceil(na / ch) + 1 + ceil((double)z->sec_len[CZK_G16_A] / ch) + 1 + b1 + 1 + b2;
 }
 
 static double estimate(const czk_gpu_plan *p, const shape_sizes *z, const candidate *c,
@@ -268,7 +276,8 @@ static double estimate(const czk_gpu_plan *p, const shape_sizes *z, const candid
         t += fmax(hc, h_streamed / bw) + fmax(wc, w_streamed / bw);
         if (order_late(c->order)) t += (double)z->Z / bw;
     }
-    return t + COSTS.call_s * (msm_calls(z, c->chunk) - msm_calls(z, 0));
+    return t + COSTS.call_s * (h_calls(z, c->chunk) - 1.0) +
+           COSTS.piece_s * (w_pieces(z, c->chunk) - 7.0);
 }
 
 czk_status czk_gpu_plan_make(czk_gpu_plan *out, const czk_groth16_params *shape, uint64_t budget,
