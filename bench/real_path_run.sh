@@ -71,7 +71,7 @@ bytes_of() { # 24GiB -> bytes
 
 {
   date -u
-  echo "size=$SIZE limits=\"$LIMITS\" ballast=\"$BALLAST\" porep_jobs=$N_POREP budget=$BUDGET synth=$SYNTH_WORKERS x $((SYNTH_THREADS / SYNTH_WORKERS))"
+  echo "size=$SIZE limits=\"$LIMITS\" ballast=\"$BALLAST\" porep_jobs=$N_POREP budget=$BUDGET synth_workers=$SYNTH_WORKERS synth_threads=$SYNTH_THREADS (shared)"
   echo "cpus=$(nproc) $(grep MemTotal /proc/meminfo)"
   nvidia-smi --query-gpu=name,memory.total,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
   df -h "$PARAM_DIR" | tail -1
