@@ -409,8 +409,11 @@ static int real_porep_partition(czk_pool *pool, czk_fr *a, czk_fr *b, czk_fr *c,
  * for each budget, the planner's resident sections with order O (A..E, include/czk/gpu.h:
  * A at once + overlap, B at once, C in turn + overlap, D in turn, E in turn + witness late)
  * and MSM calls of 2^K: what the planner's estimate weighs. Every proof is one call, as
- * czkd runs a plan that streams. Prints the medians of the wall marks and the device's
- * high-water mark (pool + SRS + copy buffers), which a forced variant may take past B.
+ * czkd runs a plan that streams. With --pack each variant runs again with the packed
+ * copies ("+p"; the prover copies plain in the orders that hold two vectors or the witness
+ * late, the "pk" column counts the packed vectors). Prints the medians of the wall marks
+ * and the device's high-water mark (pool + SRS + copy buffers), which a forced variant may
+ * take past B.
  */
 struct plan_variant {
     char order; /* 0: the planner's own */
@@ -447,9 +450,9 @@ static int plan_study(int gpu, czk_groth16_params *pk, czk_gpu_srs *full,
     }
     czk_gpu_srs_destroy(full);
     printf("\nplans: the SRS in page-locked host memory in %.1f s\n", now() - t);
-    printf("%-6s %-8s %8s %8s %8s %8s %8s %8s %8s %8s %7s %7s %6s  %s\n", "GiB", "variant",
+    printf("%-6s %-8s %8s %8s %8s %8s %8s %8s %8s %8s %7s %7s %6s %3s  %s\n", "GiB", "variant",
            "call", "H", "MSM H", "L", "A", "B_G1", "B_G2", "est", "str GB", "dev GB", "cuts",
-           "plan");
+           "pk", "plan");
     for (const char *b = budgets; b != NULL && *b != '\0';) {
         const double gib = atof(b);
         const char *comma = strchr(b, ',');
@@ -461,13 +464,17 @@ static int plan_study(int gpu, czk_groth16_params *pk, czk_gpu_srs *full,
             printf("%-6.0f %s\n", gib, err.msg);
             continue;
         }
-        for (int v = -1; v < nforced; v++) {
+        const int packs = g_packed[0] || g_packed[1] || g_packed[2] || g_packed[3] ? 2 : 1;
+        for (int vp = -packs; vp < packs * nforced; vp++) {
+            const int v = vp < 0 ? -1 : vp / packs;
+            const int packed = (vp < 0 ? vp + packs : vp % packs) == 1;
             czk_gpu_plan plan = base;
             char name[16] = "planner";
             if (v >= 0) {
                 plan_force(&plan, forced[v].order, forced[v].chunk_log);
                 snprintf(name, sizeof name, "%c:%u", forced[v].order, forced[v].chunk_log);
             }
+            if (packed) strncat(name, "+p", sizeof name - strlen(name) - 1);
             czk_gpu_srs *srs = NULL;
             if (czk_gpu_srs_create_plan(&srs, gpu, pk, &plan, &err) != CZK_OK) {
                 printf("%-6.0f %-8s srs: %s\n", gib, name, err.msg);
@@ -491,6 +498,10 @@ static int plan_study(int gpu, czk_groth16_params *pk, czk_gpu_srs *full,
             czk_gpu_prove_opts o = {0};
             o.plan = &plan;
             o.b2 = CZK_GPU_B2_GPU;
+            if (packed) {
+                for (int k = 0; k < 3; k++) o.packed_abc[k] = g_packed[k];
+                o.packed_aux = g_packed[3];
+            }
             double v_call[32], v_h[32], v_mh[32], v_l[32], v_a[32], v_b1[32], v_b2[32];
             czk_gpu_prove_stats st;
             memset(&st, 0, sizeof st);
@@ -518,12 +529,12 @@ static int plan_study(int gpu, czk_groth16_params *pk, czk_gpu_srs *full,
             } else {
                 const int n = (int)reps;
                 printf("%-6.0f %-8s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %7.2f %7.2f "
-                       "%6u  %s\n",
+                       "%6u %3d  %s\n",
                        gib, name, median(v_call, n), median(v_h, n), median(v_mh, n),
                        median(v_l, n), median(v_a, n), median(v_b1, n), median(v_b2, n),
                        v < 0 ? plan.est_s : 0.0, (double)st.srs_h2d_bytes / 1e9,
                        (double)(pu.used_high + czk_gpu_srs_bytes(srs) + bufs) / 1e9,
-                       st.msm_cuts, line);
+                       st.msm_cuts, st.packed_vectors, line);
             }
             czk_gpu_srs_destroy(srs);
         }
@@ -798,9 +809,6 @@ int main(int argc, char **argv)
     czk_fr r, s;
     czk_fr_from_u64(&r, 12345);
     czk_fr_from_u64(&s, 67890);
-    if (plan_budgets != NULL)
-        return plan_study(gpu, &pk, srs, &asg, &r, &s, pool, plan_budgets, forced, nforced, reps);
-
     /* --pack: a, b, c and aux packed once (include/czk/pack.h), in page-locked buffers with
      * room for half the elements as values; every proof below copies the packed forms. The
      * packing is host work before the call (czkd's synthesis workers would do it), timed
@@ -855,6 +863,9 @@ int main(int argc, char **argv)
                "before the call (not in the figures below)\n",
                (double)packed_total / 1e9, (double)plain_total / 1e9, 1e3 * pack_total);
     }
+
+    if (plan_budgets != NULL)
+        return plan_study(gpu, &pk, srs, &asg, &r, &s, pool, plan_budgets, forced, nforced, reps);
 
     double med[3][S_N];
     memset(med, 0, sizeof med);
