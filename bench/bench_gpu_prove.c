@@ -465,9 +465,8 @@ static int plan_study(int gpu, czk_groth16_params *pk, czk_gpu_srs *full,
             continue;
         }
         const int packs = g_packed[0] || g_packed[1] || g_packed[2] || g_packed[3] ? 2 : 1;
-        for (int vp = -packs; vp < packs * nforced; vp++) {
-            const int v = vp < 0 ? -1 : vp / packs;
-            const int packed = (vp < 0 ? vp + packs : vp % packs) == 1;
+        for (int v = -1; v < nforced; v++)
+        for (int packed = 0; packed < packs; packed++) {
             czk_gpu_plan plan = base;
             char name[16] = "planner";
             if (v >= 0) {
@@ -810,7 +809,8 @@ int main(int argc, char **argv)
     czk_fr_from_u64(&r, 12345);
     czk_fr_from_u64(&s, 67890);
     /* --pack: a, b, c and aux packed once (include/czk/pack.h), in page-locked buffers with
-     * room for half the elements as values; every proof below copies the packed forms. The
+     * room for half the elements as values; every proof below copies the packed forms (--plan:
+     * each plan plain, then packed). The
      * packing is host work before the call (czkd's synthesis workers would do it), timed
      * here on the pool's threads, median of 3. */
     czk_packed_vec packed[4];
