@@ -809,10 +809,9 @@ int main(int argc, char **argv)
     czk_fr_from_u64(&r, 12345);
     czk_fr_from_u64(&s, 67890);
     /* --pack: a, b, c and aux packed once (include/czk/pack.h), in page-locked buffers with
-     * room for half the elements as values; every proof below copies the packed forms (--plan:
-     * each plan plain, then packed). The
-     * packing is host work before the call (czkd's synthesis workers would do it), timed
-     * here on the pool's threads, median of 3. */
+     * room for half the elements as values; every proof below copies the packed forms
+     * (--plan: each plan plain, then packed). The packing is host work before the call
+     * (czkd's synthesis workers would do it), timed here on the pool's threads, median of 3. */
     czk_packed_vec packed[4];
     memset(packed, 0, sizeof packed);
     if (pack) {
